@@ -1,0 +1,102 @@
+"""Bitboard helpers: popcount, lowest and highest set bit, n-th set bit, suit masks.
+
+Bitboards are int64 with bit 63 never used. The compiled versions use LLVM's ctpop/cttz/ctlz;
+with ``NUMBA_DISABLE_JIT=1`` the same names are plain Python, so every kernel still runs.
+"""
+
+from numba import config, njit
+
+SUIT_MASK_CLUBS = (1 << 13) - 1
+SUIT_MASK_DIAMONDS = SUIT_MASK_CLUBS << 13
+SUIT_MASK_HEARTS = SUIT_MASK_CLUBS << 26
+# Trumps: the spades plus both jokers (bits 52, 53); a standard deck simply holds no jokers.
+TRUMP_MASK = (SUIT_MASK_CLUBS << 39) | (1 << 52) | (1 << 53)
+NON_TRUMP_MASK = (1 << 39) - 1
+HONOURS_KQJ_MASK = 0
+for _suit in range(4):
+    HONOURS_KQJ_MASK |= 0b0111 << (13 * _suit + 9)  # J, Q, K of each suit
+
+if config.DISABLE_JIT:
+
+    def popcount(mask):
+        return int(mask).bit_count()
+
+    def lowest_card(mask):
+        mask = int(mask)
+        return (mask & -mask).bit_length() - 1
+
+    def highest_card(mask):
+        return int(mask).bit_length() - 1
+
+else:
+    from llvmlite import ir
+    from numba import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def _ctpop(typingctx, mask):
+        def codegen(context, builder, signature, args):
+            return builder.ctpop(args[0])
+
+        return types.int64(types.int64), codegen
+
+    @intrinsic
+    def _cttz(typingctx, mask):
+        def codegen(context, builder, signature, args):
+            return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+        return types.int64(types.int64), codegen
+
+    @intrinsic
+    def _ctlz(typingctx, mask):
+        def codegen(context, builder, signature, args):
+            return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+
+        return types.int64(types.int64), codegen
+
+    @njit(cache=True, inline="always")
+    def popcount(mask):
+        """Number of cards in ``mask``."""
+        return _ctpop(mask)
+
+    @njit(cache=True, inline="always")
+    def lowest_card(mask):
+        """Lowest card index in a non-empty ``mask``."""
+        return _cttz(mask)
+
+    @njit(cache=True, inline="always")
+    def highest_card(mask):
+        """Highest card index in a non-empty ``mask``."""
+        return 63 - _ctlz(mask)
+
+
+@njit(cache=True)
+def nth_card_nb(mask, index):
+    """The ``index``-th lowest card of ``mask`` (0-based); ``index < popcount(mask)``."""
+    for _ in range(index):
+        mask &= mask - 1
+    return lowest_card(mask)
+
+
+@njit(cache=True)
+def suit_mask_nb(suit):
+    """Cards of ``suit`` (0..3); the spade suit includes the jokers."""
+    if suit == 3:
+        return TRUMP_MASK
+    return SUIT_MASK_CLUBS << (13 * suit)
+
+
+@njit(cache=True)
+def suit_of_nb(card):
+    """Suit of a card; jokers (52, 53) count as spades."""
+    if card >= 52:
+        return 3
+    return card // 13
+
+
+@njit(cache=True)
+def rank_of_nb(card):
+    """Rank 0..12 (2..A); LJ = 13, BJ = 14, so jokers outrank every card."""
+    if card >= 52:
+        return card - 39
+    return card % 13

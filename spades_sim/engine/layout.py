@@ -1,0 +1,164 @@
+"""Layout shared by the Python layer and the kernels: rules-tuple slots, enum codes, sizes.
+
+Plain integers only (no numba import), so ``rules.py`` and ``strategies.py`` can use them.
+The kernels receive the rules as a tuple of int64 laid out as ``RULE_SLOTS``.
+"""
+
+# Rules tuple slots, in order. ``rules.Rules.kernel_tuple`` fills them.
+RULE_SLOTS = (
+    "players",
+    "partnership",
+    "deck",
+    "deal",
+    "misdeal_redeal",
+    "first_leader",
+    "spades_lead",
+    "broken_by_forced_lead",
+    "nil",
+    "nil_bonus",
+    "blind_nil",
+    "blind_nil_bonus",
+    "blind_nil_min_deficit",
+    "blind_nil_exchange",
+    "nil_exchange",
+    "double_nil",
+    "double_nil_bonus",
+    "blind_bids",
+    "blind_bid_max",
+    "blind_bid_min_deficit",
+    "blind_bid_bonus_per_trick",
+    "bids_total_not_tricks",
+    "min_team_bid",
+    "bid_bump",
+    "set_penalty",
+    "failed_nil_tricks",
+    "ten_for_two_hundred",
+    "overtrick_points",
+    "bag_limit",
+    "bag_penalty",
+    "target",
+    "has_mercy",
+    "mercy",
+    "max_hands",
+    "hand_cap",
+    # derived
+    "hand_size",
+    "n_sides",
+    "deck_mask",
+)
+(
+    R_PLAYERS,
+    R_PARTNERSHIP,
+    R_DECK,
+    R_DEAL,
+    R_MISDEAL_REDEAL,
+    R_FIRST_LEADER,
+    R_SPADES_LEAD,
+    R_BROKEN_BY_FORCED_LEAD,
+    R_NIL,
+    R_NIL_BONUS,
+    R_BLIND_NIL,
+    R_BLIND_NIL_BONUS,
+    R_BLIND_NIL_MIN_DEFICIT,
+    R_BLIND_NIL_EXCHANGE,
+    R_NIL_EXCHANGE,
+    R_DOUBLE_NIL,
+    R_DOUBLE_NIL_BONUS,
+    R_BLIND_BIDS,
+    R_BLIND_BID_MAX,
+    R_BLIND_BID_MIN_DEFICIT,
+    R_BLIND_BID_BONUS_PER_TRICK,
+    R_BIDS_TOTAL_NOT_TRICKS,
+    R_MIN_TEAM_BID,
+    R_BID_BUMP,
+    R_SET_PENALTY,
+    R_FAILED_NIL_TRICKS,
+    R_TEN_FOR_TWO_HUNDRED,
+    R_OVERTRICK_POINTS,
+    R_BAG_LIMIT,
+    R_BAG_PENALTY,
+    R_TARGET,
+    R_HAS_MERCY,
+    R_MERCY,
+    R_MAX_HANDS,
+    R_HAND_CAP,
+    R_HAND_SIZE,
+    R_N_SIDES,
+    R_DECK_MASK,
+) = range(len(RULE_SLOTS))
+
+# Enum codes of the rules' string fields.
+DECK = {"standard": 0, "jokers": 1}
+DEAL = {"standard": 0, "draw": 1}
+FIRST_LEADER = {"dealer_left": 0, "random": 1, "two_of_clubs": 2}
+SPADES_LEAD = {"broken": 0, "anytime": 1, "after_first_trick": 2}
+DOUBLE_NIL = {"additive": 0, "fixed": 1, "doubled_no_penalty": 2}
+SET_PENALTY = {"per_bid": 0, "per_trick_short": 1}
+FAILED_NIL_TRICKS = {"bags_only": 0, "count_toward_bid": 1}
+
+FIRST_LEADER_DEALER_LEFT, FIRST_LEADER_RANDOM, FIRST_LEADER_TWO_OF_CLUBS = 0, 1, 2
+SPADES_LEAD_BROKEN, SPADES_LEAD_ANYTIME, SPADES_LEAD_AFTER_FIRST_TRICK = 0, 1, 2
+DOUBLE_NIL_ADDITIVE, DOUBLE_NIL_FIXED, DOUBLE_NIL_DOUBLED_NO_PENALTY = 0, 1, 2
+SET_PER_BID, SET_PER_TRICK_SHORT = 0, 1
+FAILED_NIL_BAGS_ONLY, FAILED_NIL_COUNT_TOWARD_BID = 0, 1
+
+# Sizes of the per-hand record arrays (the largest table: 4 seats, 52 plays).
+MAX_SEATS = 4
+MAX_SIDES = 4
+MAX_PLAYS = 52
+MAX_EXCHANGE = 8  # a blind-nil exchange of up to 4 cards each way
+
+# Strategy kinds (an integer per seat, dispatched inside the kernel) and parameter vectors.
+N_PARAMS = 16
+STRATEGY_RANDOM = 0
+STRATEGY_HEURISTIC = 1
+
+# Offsets of the deal-stream keys of whole games: game g's hand j uses key index
+# (g << GAME_SHIFT) + 1 + j, and its first dealer is drawn from key index g << GAME_SHIFT.
+GAME_SHIFT = 20
+
+# Parameter slots of each strategy kind (names, defaults and meanings: ``strategies.py``).
+RANDOM_PARAM_NAMES = ("bid_min", "bid_max")
+P_RANDOM_BID_MIN, P_RANDOM_BID_MAX = range(len(RANDOM_PARAM_NAMES))
+HEURISTIC_PARAM_NAMES = (
+    "aggression",
+    "nil_threshold",
+    "nil_max_spades",
+    "ace",
+    "king",
+    "queen",
+    "long_spade",
+    "ruff",
+)
+(
+    P_AGGRESSION,
+    P_NIL_THRESHOLD,
+    P_NIL_MAX_SPADES,
+    P_ACE,
+    P_KING,
+    P_QUEEN,
+    P_LONG_SPADE,
+    P_RUFF,
+) = range(len(HEURISTIC_PARAM_NAMES))
+
+# Per-hand output arrays (struct of arrays, one row per hand), passed to the entry kernels as
+# one namedtuple. ``records.py`` allocates them; dtypes are listed there.
+HAND_FIELDS = (
+    "hand_id",
+    "game_id",
+    "dealer",
+    "first_leader",
+    "hands",
+    "blind",
+    "bids",
+    "bumped",
+    "tricks",
+    "score_before",
+    "bags_before",
+    "score_delta",
+    "bags_after",
+    "plays",
+    "play_seats",
+    "exchange",
+)
+GAME_FIELDS = ("game_id", "first_dealer", "n_hands", "winner", "final_score", "final_bags")

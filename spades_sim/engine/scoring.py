@@ -1,0 +1,119 @@
+"""Scoring one hand per side, with an explicit bag counter (never derived from the score)."""
+
+from numba import njit
+
+from .layout import (
+    DOUBLE_NIL_ADDITIVE,
+    DOUBLE_NIL_FIXED,
+    FAILED_NIL_COUNT_TOWARD_BID,
+    R_BAG_LIMIT,
+    R_BAG_PENALTY,
+    R_BLIND_BID_BONUS_PER_TRICK,
+    R_BLIND_NIL_BONUS,
+    R_DOUBLE_NIL,
+    R_DOUBLE_NIL_BONUS,
+    R_FAILED_NIL_TRICKS,
+    R_N_SIDES,
+    R_NIL,
+    R_NIL_BONUS,
+    R_OVERTRICK_POINTS,
+    R_PARTNERSHIP,
+    R_PLAYERS,
+    R_SET_PENALTY,
+    R_TEN_FOR_TWO_HUNDRED,
+    SET_PER_BID,
+)
+
+
+@njit(cache=True)
+def score_side_nb(rules, side, bids, blind, tricks, bags_before):
+    """Points and bags after the hand for one side; returns ``(delta, bags_after)``.
+
+    Follows ``../shared/spec/rules.md`` "Scoring one hand, per side": contract from the non-nil
+    bids; made (+10 per trick bid, or 200 with ``ten_for_two_hundred`` at 10+, plus
+    ``overtrick_points`` per overtrick) or set (``per_bid`` / ``per_trick_short``, or -200);
+    nil and blind nil bonuses with the three double-nil scorings; failed-nil tricks as 1-point
+    bags under ``bags_only``; blind number bids made exactly; then the bag counter and its
+    penalty each time it reaches ``bag_limit``.
+    """
+    players = rules[R_PLAYERS]
+    partnership = rules[R_PARTNERSHIP] != 0
+    contract = 0
+    contract_tricks = 0
+    points = 0
+    bags = 0
+    n_nil = 0
+    n_nil_made = 0
+    nil_bonus_sum = 0
+    nil_points = 0
+    count_toward = rules[R_FAILED_NIL_TRICKS] == FAILED_NIL_COUNT_TOWARD_BID
+    for seat in range(players):
+        if (seat % 2 if partnership else seat) != side:
+            continue
+        nil = bids[seat] == 0 and (rules[R_NIL] != 0 or blind[seat] != 0)
+        if nil:
+            bonus = rules[R_BLIND_NIL_BONUS] if blind[seat] else rules[R_NIL_BONUS]
+            n_nil += 1
+            nil_bonus_sum += bonus
+            if tricks[seat] == 0:
+                n_nil_made += 1
+                nil_points += bonus
+            else:
+                nil_points -= bonus
+                if count_toward:
+                    contract_tricks += tricks[seat]
+                else:
+                    # A failed nil's tricks are 1-point bags under bags_only.
+                    points += tricks[seat]
+                    bags += tricks[seat]
+        else:
+            contract += bids[seat]
+            contract_tricks += tricks[seat]
+            if blind[seat] and bids[seat] > 0:
+                blind_bonus = rules[R_BLIND_BID_BONUS_PER_TRICK] * bids[seat]
+                points += blind_bonus if tricks[seat] == bids[seat] else -blind_bonus
+    if n_nil == 2:
+        mode = rules[R_DOUBLE_NIL]
+        if mode == DOUBLE_NIL_ADDITIVE:
+            points += nil_points
+        elif mode == DOUBLE_NIL_FIXED:
+            if n_nil_made == 2:
+                points += rules[R_DOUBLE_NIL_BONUS]
+            elif n_nil_made == 0:
+                points -= rules[R_DOUBLE_NIL_BONUS]
+        elif n_nil_made == 2:  # doubled_no_penalty
+            points += 2 * nil_bonus_sum
+    else:
+        points += nil_points
+    if contract > 0:
+        big = rules[R_TEN_FOR_TWO_HUNDRED] != 0 and contract >= 10
+        if contract_tricks >= contract:
+            overtricks = contract_tricks - contract
+            points += (200 if big else 10 * contract) + overtricks * rules[R_OVERTRICK_POINTS]
+            bags += overtricks
+        elif big:
+            points -= 200
+        elif rules[R_SET_PENALTY] == SET_PER_BID:
+            points -= 10 * contract
+        else:
+            points -= 10 * (contract - contract_tricks)
+    else:
+        # A side with no contract takes every contract trick as an overtrick.
+        points += contract_tricks * rules[R_OVERTRICK_POINTS]
+        bags += contract_tricks
+    bags_after = bags_before + bags
+    limit = rules[R_BAG_LIMIT]
+    if limit > 0:
+        while bags_after >= limit:
+            points -= rules[R_BAG_PENALTY]
+            bags_after -= limit
+    return points, bags_after
+
+
+@njit(cache=True)
+def score_hand_nb(rules, bids, blind, tricks, bags_before, delta_out, bags_after_out):
+    """Score every side; write ``delta_out[side]`` and ``bags_after_out[side]``."""
+    for side in range(rules[R_N_SIDES]):
+        delta, bags_after = score_side_nb(rules, side, bids, blind, tricks, bags_before[side])
+        delta_out[side] = delta
+        bags_after_out[side] = bags_after

@@ -1,0 +1,253 @@
+"""Strategy decisions inside the kernel: bids and card choices of every strategy kind.
+
+A strategy is an integer kind plus a float parameter vector (``params[seat]``); the kernels
+dispatch on the kind, so a new parameter value never recompiles. ``strategies.py`` documents the
+parameters; ``reference.py`` mirrors every decision here line for line.
+"""
+
+from numba import njit
+
+from .bits import (
+    NON_TRUMP_MASK,
+    TRUMP_MASK,
+    highest_card,
+    lowest_card,
+    nth_card_nb,
+    popcount,
+    rank_of_nb,
+    suit_mask_nb,
+)
+from .layout import (
+    P_ACE,
+    P_AGGRESSION,
+    P_KING,
+    P_LONG_SPADE,
+    P_NIL_MAX_SPADES,
+    P_NIL_THRESHOLD,
+    P_QUEEN,
+    P_RANDOM_BID_MAX,
+    P_RANDOM_BID_MIN,
+    P_RUFF,
+    R_DECK_MASK,
+    R_HAND_SIZE,
+    R_NIL,
+    R_PARTNERSHIP,
+    R_PLAYERS,
+    STRATEGY_RANDOM,
+)
+from .rng import bounded_nb
+from .trick import winning_cards_nb
+
+
+@njit(cache=True)
+def is_nil_nb(rules, bids, blind, seat):
+    """The seat's bid is a nil (0 with nil on) or a blind nil (a blind 0)."""
+    return bids[seat] == 0 and (rules[R_NIL] != 0 or blind[seat] != 0)
+
+
+@njit(cache=True)
+def lowest_rank_nb(mask):
+    """The card of lowest rank in a non-empty ``mask`` (ties: the lowest suit)."""
+    best_card = -1
+    best_rank = 99
+    for suit in range(4):
+        cards = mask & suit_mask_nb(suit)
+        if cards:
+            card = lowest_card(cards)
+            rank = rank_of_nb(card)
+            if rank < best_rank:
+                best_rank = rank
+                best_card = card
+    return best_card
+
+
+@njit(cache=True)
+def highest_rank_nb(mask):
+    """The card of highest rank in a non-empty ``mask`` (ties: the lowest suit)."""
+    best_card = -1
+    best_rank = -1
+    for suit in range(4):
+        cards = mask & suit_mask_nb(suit)
+        if cards:
+            card = highest_card(cards)
+            rank = rank_of_nb(card)
+            if rank > best_rank:
+                best_rank = rank
+                best_card = card
+    return best_card
+
+
+@njit(cache=True)
+def prefer_side_suits_nb(mask):
+    """The non-trumps of ``mask`` when it has any, else ``mask`` (discard side cards first)."""
+    side_cards = mask & NON_TRUMP_MASK
+    if side_cards:
+        return side_cards
+    return mask
+
+
+@njit(cache=True)
+def estimate_tricks_nb(params, hand):
+    """Heuristic trick estimate of a hand (see ``strategies.py`` for the parameters).
+
+    Side suits: an ace counts ``ace``, a king with at least one guard ``king``, a queen with at
+    least two guards ``queen``. Trumps: each trump honour (jokers, A, guarded K, twice-guarded Q)
+    counts 1, each trump beyond the third ``long_spade``, and the spare trumps (trumps that are
+    not honours) ruff: ``ruff`` per spare trump, up to two per void and one per singleton.
+    """
+    estimate = 0.0
+    ruff_chances = 0
+    for suit in range(3):
+        cards = hand & suit_mask_nb(suit)
+        length = popcount(cards)
+        if length == 0:
+            ruff_chances += 2
+        elif length == 1:
+            ruff_chances += 1
+        base = 13 * suit
+        if cards & (1 << (base + 12)):
+            estimate += params[P_ACE]
+        if length >= 2 and cards & (1 << (base + 11)):
+            estimate += params[P_KING]
+        if length >= 3 and cards & (1 << (base + 10)):
+            estimate += params[P_QUEEN]
+    trumps = hand & TRUMP_MASK
+    n_trumps = popcount(trumps)
+    honours = popcount(trumps & ((1 << 52) | (1 << 53) | (1 << 51)))
+    if n_trumps >= 2 and trumps & (1 << 50):
+        honours += 1
+    if n_trumps >= 3 and trumps & (1 << 49):
+        honours += 1
+    estimate += honours
+    if n_trumps > 3:
+        estimate += params[P_LONG_SPADE] * (n_trumps - 3)
+    spare = n_trumps - honours
+    if spare > ruff_chances:
+        spare = ruff_chances
+    if spare > 0:
+        estimate += params[P_RUFF] * spare
+    return estimate
+
+
+@njit(cache=True)
+def choose_bid_nb(rules, kind, params, seat, hand, bids, blind, play_state):
+    """The bid of ``seat`` (0..hand_size; 0 is nil where nil is on), having seen ``hand``.
+
+    ``bids`` is indexed by seat; seats that have not bid yet hold -1. ``random`` draws uniformly from
+    ``bid_min..bid_max`` on the play stream (one ``bounded`` draw); ``heuristic`` bids nil when its
+    estimate is at most ``nil_threshold`` with at most ``nil_max_spades`` trumps and no trump ace
+    (and its partner has not bid nil), else ``round(estimate + aggression)`` within 1..hand_size.
+    """
+    hand_size = rules[R_HAND_SIZE]
+    if kind == STRATEGY_RANDOM:
+        low = int(params[P_RANDOM_BID_MIN])
+        high = int(params[P_RANDOM_BID_MAX])
+        return low + bounded_nb(play_state, high - low + 1)
+    estimate = estimate_tricks_nb(params, hand)
+    players = rules[R_PLAYERS]
+    # Unbid seats hold -1, so this sees only a nil the partner has already bid.
+    partner_nil = rules[R_PARTNERSHIP] != 0 and bids[(seat + 2) % players] == 0
+    if (
+        rules[R_NIL]
+        and not partner_nil
+        and estimate <= params[P_NIL_THRESHOLD]
+        and popcount(hand & TRUMP_MASK) <= params[P_NIL_MAX_SPADES]
+        and (hand & (1 << 51)) == 0
+    ):
+        return 0
+    bid = int(estimate + params[P_AGGRESSION] + 0.5)
+    if bid < 1:
+        bid = 1
+    if bid > hand_size:
+        bid = hand_size
+    return bid
+
+
+@njit(cache=True)
+def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, winning_card,
+                   winning_seat, bids, blind, tricks, played_mask, play_state):
+    """The card ``seat`` plays from ``legal`` (a non-empty bitboard of its legal cards).
+
+    ``random`` picks the ``bounded(popcount(legal))``-th lowest legal card (one draw). The
+    heuristic, in order of priority: a live nil bidder ducks (dumps its highest safe card); the
+    partner of a live nil covers it (wins high ahead of it, overtakes it cheaply); against a
+    live opponent nil it plays low under it; otherwise it wins cheaply while its side still needs
+    tricks (leading a master, never overtaking a winning partner) and ducks once the contract is
+    safe (bag avoidance).
+    """
+    if kind == STRATEGY_RANDOM:
+        return nth_card_nb(legal, bounded_nb(play_state, popcount(legal)))
+    players = rules[R_PLAYERS]
+    partnership = rules[R_PARTNERSHIP] != 0
+    leading = n_in_trick == 0
+    winners = 0
+    if not leading:
+        winners = winning_cards_nb(legal, winning_card)
+    losers = legal & ~winners
+
+    # 1. Our own nil: lose every trick we can.
+    if is_nil_nb(rules, bids, blind, seat) and tricks[seat] == 0:
+        if leading:
+            return lowest_rank_nb(prefer_side_suits_nb(legal))
+        if losers:
+            return highest_rank_nb(prefer_side_suits_nb(losers))
+        return lowest_card(winners)
+
+    # 2. Partner's live nil: cover it.
+    if partnership:
+        partner = (seat + 2) % 4
+        if is_nil_nb(rules, bids, blind, partner) and tricks[partner] == 0:
+            if leading:
+                return highest_rank_nb(prefer_side_suits_nb(legal))
+            partner_played = (partner - leader) % players < n_in_trick
+            if partner_played:
+                if winning_seat == partner and winners:
+                    return lowest_card(winners)
+            elif winners:
+                return highest_card(winners)
+
+    # 3. An opponent's live nil: stay under it.
+    for offset in range(1, players):
+        other = (seat + offset) % players
+        if partnership and other % 2 == seat % 2:
+            continue
+        if is_nil_nb(rules, bids, blind, other) and tricks[other] == 0:
+            if leading:
+                return lowest_rank_nb(prefer_side_suits_nb(legal))
+            other_played = (other - leader) % players < n_in_trick
+            if not other_played:
+                return lowest_rank_nb(prefer_side_suits_nb(legal))
+            if winning_seat == other:
+                if losers:
+                    return highest_rank_nb(prefer_side_suits_nb(losers))
+                return lowest_card(winners)
+            break
+
+    # 4. Our contract.
+    contract = 0
+    taken = 0
+    for other in range(players):
+        same_side = other == seat or (partnership and other % 2 == seat % 2)
+        if same_side and not is_nil_nb(rules, bids, blind, other):
+            contract += bids[other]
+            taken += tricks[other]
+    if taken < contract:
+        if leading:
+            unseen = rules[R_DECK_MASK] & ~played_mask & ~hand
+            for suit in range(4):
+                cards = legal & suit_mask_nb(suit)
+                if cards:
+                    top = highest_card(cards)
+                    if (unseen & suit_mask_nb(suit) & ~((2 << top) - 1)) == 0:
+                        return top
+            return lowest_rank_nb(prefer_side_suits_nb(legal))
+        if partnership and winning_seat % 2 == seat % 2 and losers:
+            return lowest_rank_nb(prefer_side_suits_nb(losers))
+        if winners:
+            return lowest_card(winners)
+        return lowest_rank_nb(prefer_side_suits_nb(losers))
+    if leading:
+        return lowest_rank_nb(prefer_side_suits_nb(legal))
+    if losers:
+        return highest_rank_nb(prefer_side_suits_nb(losers))
+    return lowest_card(winners)

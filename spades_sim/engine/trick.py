@@ -1,0 +1,59 @@
+"""Trick mechanics: legal-move masks, which cards would win the trick, trick winners."""
+
+from numba import njit
+
+from .bits import TRUMP_MASK, suit_mask_nb, suit_of_nb
+from .layout import (
+    R_SPADES_LEAD,
+    SPADES_LEAD_AFTER_FIRST_TRICK,
+    SPADES_LEAD_ANYTIME,
+)
+
+
+@njit(cache=True)
+def legal_mask_nb(rules, hand, n_in_trick, led_suit, spades_broken, trick_index):
+    """Bitboard of the cards ``hand`` may play.
+
+    Following (``n_in_trick > 0``): cards of ``led_suit`` if any, else the whole hand. Leading:
+    trumps only when ``spades_lead`` allows it (``anytime``; ``after_first_trick`` from trick 2;
+    ``broken`` once broken) or when the hand holds nothing else.
+    """
+    if n_in_trick > 0:
+        follow = hand & suit_mask_nb(led_suit)
+        if follow:
+            return follow
+        return hand
+    mode = rules[R_SPADES_LEAD]
+    if mode == SPADES_LEAD_ANYTIME or spades_broken:
+        return hand
+    if mode == SPADES_LEAD_AFTER_FIRST_TRICK and trick_index > 0:
+        return hand
+    side_cards = hand & ~TRUMP_MASK
+    if side_cards:
+        return side_cards
+    return hand
+
+
+@njit(cache=True)
+def beats_nb(card, winning_card):
+    """True when ``card`` beats the trick's current ``winning_card``.
+
+    A trump beats any non-trump and lower trumps (card index order is trump order, jokers
+    included); otherwise only a higher card of the same suit wins.
+    """
+    card_trump = card >= 39
+    winner_trump = winning_card >= 39
+    if card_trump:
+        return (not winner_trump) or card > winning_card
+    if winner_trump:
+        return False
+    return suit_of_nb(card) == suit_of_nb(winning_card) and card > winning_card
+
+
+@njit(cache=True)
+def winning_cards_nb(legal, winning_card):
+    """The cards of ``legal`` that would take the lead from ``winning_card`` right now."""
+    above = ~((2 << winning_card) - 1)  # bits strictly above the winning card
+    if winning_card >= 39:
+        return legal & TRUMP_MASK & above
+    return (legal & suit_mask_nb(suit_of_nb(winning_card)) & above) | (legal & TRUMP_MASK)

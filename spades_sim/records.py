@@ -1,0 +1,77 @@
+"""Per-hand and per-game result arrays (struct of arrays) that the entry kernels fill in place."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .engine import layout
+
+HandArrays = namedtuple("HandArrays", layout.HAND_FIELDS)
+GameArrays = namedtuple("GameArrays", layout.GAME_FIELDS)
+
+_SEATS, _SIDES = layout.MAX_SEATS, layout.MAX_SIDES
+HAND_DTYPES = {
+    "hand_id": (np.int64, ()),
+    "game_id": (np.int64, ()),
+    "dealer": (np.int8, ()),
+    "first_leader": (np.int8, ()),
+    "hands": (np.int64, (_SEATS,)),  # bitboards as dealt, before any exchange
+    "blind": (np.int8, (_SEATS,)),
+    "bids": (np.int8, (_SEATS,)),  # final bids (after any bump)
+    "bumped": (np.int8, (_SEATS,)),
+    "tricks": (np.int8, (_SEATS,)),
+    "score_before": (np.int32, (_SIDES,)),
+    "bags_before": (np.int16, (_SIDES,)),
+    "score_delta": (np.int32, (_SIDES,)),
+    "bags_after": (np.int16, (_SIDES,)),
+    "plays": (np.int8, (layout.MAX_PLAYS,)),  # cards in play order (only when recorded)
+    "play_seats": (np.int8, (layout.MAX_PLAYS,)),
+    "exchange": (np.int8, (layout.MAX_EXCHANGE, 3)),  # [from, to, card], -1 padded
+}
+_RECORDED_ONLY = {"plays", "play_seats", "exchange"}
+GAME_DTYPES = {
+    "game_id": (np.int64, ()),
+    "first_dealer": (np.int8, ()),
+    "n_hands": (np.int32, ()),
+    "winner": (np.int8, ()),  # winning side, -1 for a tie or a draw at the hand cap
+    "final_score": (np.int32, (_SIDES,)),
+    "final_bags": (np.int16, (_SIDES,)),
+}
+
+
+def allocate_hands(n_rows: int, record_plays: bool) -> HandArrays:
+    """Zeroed hand arrays for ``n_rows`` hands; play arrays have 0 rows unless recorded."""
+    arrays = {}
+    for name, (dtype, shape) in HAND_DTYPES.items():
+        rows = n_rows if (record_plays or name not in _RECORDED_ONLY) else 0
+        arrays[name] = np.zeros((rows, *shape), dtype=dtype)
+    if record_plays:
+        arrays["plays"][:] = -1
+        arrays["play_seats"][:] = -1
+        arrays["exchange"][:] = -1
+    return HandArrays(**arrays)
+
+
+def allocate_games(n_games: int) -> GameArrays:
+    return GameArrays(
+        **{name: np.zeros((n_games, *shape), dtype=dtype)
+           for name, (dtype, shape) in GAME_DTYPES.items()}
+    )
+
+
+def take(arrays, count: int):
+    """The first ``count`` rows of every array (views)."""
+    return type(arrays)(*(a[:count] if len(a) else a for a in arrays))
+
+
+def concat(parts):
+    """Row-wise concatenation of several HandArrays or GameArrays."""
+    parts = list(parts)
+    return type(parts[0])(*(np.concatenate(column) for column in zip(*parts)))
+
+
+def recorded(hands: HandArrays) -> bool:
+    """Whether the plays were recorded (needed for hand logs)."""
+    return len(hands.plays) == len(hands.hand_id) and len(hands.hand_id) > 0
