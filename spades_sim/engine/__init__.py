@@ -3,6 +3,34 @@
 Modules: ``layout`` (kernel tuple and record layout, no numba), ``bits`` (bitboard helpers),
 ``rng`` (in-kernel PRNG and its draw contract), ``deal``, ``trick`` (legal moves, trick winner),
 ``strategy_kernels`` (bidding and play decisions of every strategy), ``scoring``, ``simulate``
-(the entry kernels). Import the submodules directly; this file stays empty so that importing
-``spades_sim.engine.layout`` does not compile anything.
+(the entry kernels).
+
+Numba's on-disk cache (``cache=True``) is keyed by the source file of each *entry* function only,
+so an edit to a helper in another file would leave a stale compiled kernel in use. To rule that
+out, the cache lives in a folder named by a hash of every engine source file: any edit of the
+engine (or an upgrade) starts from a fresh cache.
 """
+
+import hashlib
+import os
+from pathlib import Path
+
+
+def _cache_dir() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    root = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "spades_sim"
+    )
+    return os.path.join(root, "numba-" + digest.hexdigest()[:16])
+
+
+def _configure_cache() -> None:
+    from numba.core import config
+
+    config.CACHE_DIR = _cache_dir()
+
+
+_configure_cache()

@@ -54,6 +54,17 @@ else:
 
         return types.int64(types.int64), codegen
 
+    @intrinsic
+    def _pdep(typingctx, source, mask):
+        def codegen(context, builder, signature, args):
+            i64 = ir.IntType(64)
+            function = builder.module.declare_intrinsic(
+                "llvm.x86.bmi.pdep.64", fnty=ir.FunctionType(i64, [i64, i64])
+            )
+            return builder.call(function, args)
+
+        return types.int64(types.int64, types.int64), codegen
+
     @njit(cache=True, inline="always")
     def popcount(mask):
         """Number of cards in ``mask``."""
@@ -70,31 +81,47 @@ else:
         return 63 - _ctlz(mask)
 
 
-@njit(cache=True)
-def nth_card_nb(mask, index):
-    """The ``index``-th lowest card of ``mask`` (0-based); ``index < popcount(mask)``."""
-    for _ in range(index):
-        mask &= mask - 1
-    return lowest_card(mask)
+def _host_has_bmi2() -> bool:
+    try:
+        import llvmlite.binding as llvm
+
+        return bool(llvm.get_host_cpu_features().get("bmi2", False))
+    except Exception:  # pragma: no cover - feature query unavailable
+        return False
 
 
-@njit(cache=True)
+if not config.DISABLE_JIT and _host_has_bmi2():
+    # BMI2's pdep deposits bit ``index`` straight onto the index-th set bit: no loop, no
+    # unpredictable branch. Numba's cache is keyed by the host CPU, so this never runs elsewhere.
+    @njit(cache=True, inline="always")
+    def nth_card_nb(mask, index):
+        """The ``index``-th lowest card of ``mask`` (0-based); ``index < popcount(mask)``."""
+        return lowest_card(_pdep(1 << index, mask))
+
+else:
+
+    @njit(cache=True, inline="always")
+    def nth_card_nb(mask, index):
+        """The ``index``-th lowest card of ``mask`` (0-based); ``index < popcount(mask)``."""
+        for _ in range(index):
+            mask &= mask - 1
+        return lowest_card(mask)
+
+
+@njit(cache=True, inline="always")
 def suit_mask_nb(suit):
-    """Cards of ``suit`` (0..3); the spade suit includes the jokers."""
-    if suit == 3:
-        return TRUMP_MASK
-    return SUIT_MASK_CLUBS << (13 * suit)
+    """Cards of ``suit`` (0..3); the spade suit includes the jokers (bits 39..53)."""
+    width = 0x7FFF if suit == 3 else 0x1FFF
+    return width << (13 * suit)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def suit_of_nb(card):
     """Suit of a card; jokers (52, 53) count as spades."""
-    if card >= 52:
-        return 3
-    return card // 13
+    return min(card // 13, 3)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rank_of_nb(card):
     """Rank 0..12 (2..A); LJ = 13, BJ = 14, so jokers outrank every card."""
     if card >= 52:

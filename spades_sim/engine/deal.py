@@ -7,9 +7,9 @@ from .layout import R_DECK_MASK, R_HAND_SIZE, R_MISDEAL_REDEAL, R_PLAYERS
 from .rng import bounded_nb
 
 
-@njit(cache=True)
-def shuffle_deal_nb(rules, deal_state, deck, dealt):
-    """Shuffle and deal one hand; write each seat's bitboard into ``dealt[seat]``.
+@njit(cache=True, inline="always")
+def shuffle_deal_nb(rules, streams, deck, dealt):
+    """Shuffle and deal one hand on the deal stream ``streams[0]``; write ``dealt[seat]``.
 
     Draw contract: ``deck`` is refilled with the cards of the rules' deck in ascending index
     order; then for ``i = n-1 .. 1`` a Fisher-Yates step swaps ``deck[i]`` with
@@ -19,24 +19,25 @@ def shuffle_deal_nb(rules, deal_state, deck, dealt):
     """
     players = rules[R_PLAYERS]
     hand_size = rules[R_HAND_SIZE]
+    n_dealt = players * hand_size
     while True:
         mask = rules[R_DECK_MASK]
         n_cards = 0
         while mask:
-            card = lowest_card(mask)
-            deck[n_cards] = card
+            deck[n_cards] = lowest_card(mask)
             n_cards += 1
             mask &= mask - 1
-        for i in range(n_cards - 1, 0, -1):
-            j = bounded_nb(deal_state, i + 1)
-            card = deck[i]
-            deck[i] = deck[j]
-            deck[j] = card
         for seat in range(players):
-            hand = 0
-            for k in range(seat * hand_size, (seat + 1) * hand_size):
-                hand |= 1 << deck[k]
-            dealt[seat] = hand
+            dealt[seat] = 0
+        # Position i is final once swapped, so it is dealt in the same pass.
+        for i in range(n_cards - 1, 0, -1):
+            j = bounded_nb(streams, 0, i + 1)
+            card = deck[j]
+            deck[j] = deck[i]
+            deck[i] = card
+            if i < n_dealt:
+                dealt[i // hand_size] |= 1 << card
+        dealt[0] |= 1 << deck[0]
         if not rules[R_MISDEAL_REDEAL]:
             return
         misdeal = False

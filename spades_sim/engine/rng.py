@@ -1,20 +1,22 @@
-"""In-kernel PRNG: xoshiro256** seeded per hand through splitmix64. The draw contract.
+"""In-kernel PRNG: wyrand, seeded per hand through the splitmix64 finalizer. The draw contract.
 
-Draw contract (the reference twin follows it exactly):
+Draw contract (``reference.py`` follows it exactly):
 
-* A run has two 64-bit keys, one for the *deal stream* and one for the *play stream*.
+* A run has two 64-bit keys, one for the *deal stream* and one for the *play stream*
+  (``api.stream_keys``: ``SeedSequence(seed).generate_state(2, uint64)``).
 * Every hand (and every game's first-dealer draw) gets a fresh generator per stream, seeded from
-  the stream key and a key index ``k``: the four xoshiro256** state words are the splitmix64
-  outputs number ``4k+1 .. 4k+4`` of the sequence that starts at the key, i.e.
-  ``mix(key + (4k + i) * 0x9E3779B97F4A7C15)`` for ``i = 1..4``. Independent hands use
-  ``k = hand_id``; game ``g`` uses ``k = g << 20`` for its first dealer and ``(g << 20) + 1 + j``
-  for its hand ``j``. So a hand's cards never depend on how many draws earlier hands made, and
-  configurations compared on the same keys see the same deals (common random numbers).
-* ``bounded(n)`` draws uniformly from ``0..n-1`` with Lemire's method on the upper 32 bits of the
-  next 64-bit output: ``m = (x >> 32) * n``; accept unless ``m mod 2**32 < (2**32 - n) mod n``, in
-  which case draw again. It consumes one output, rarely more.
+  the stream key and a key index ``k``: ``state = mix(key + (k + 1) * 0x9E3779B97F4A7C15)``
+  (mod 2**64), where ``mix`` is the splitmix64 finalizer. Independent hands use ``k = hand_id``;
+  game ``g`` uses ``k = g << 20`` for its first dealer and ``(g << 20) + 1 + j`` for its hand
+  ``j``. So a hand's cards never depend on how many draws earlier hands made, and configurations
+  compared on the same keys see the same deals (common random numbers).
+* A draw is wyrand: ``state += 0xA0761D6478BD642F``; ``t = state * (state ^ 0xE7037ED1A0B428DB)``
+  as a 128-bit product; the output is ``(t >> 64) ^ (t mod 2**64)``.
+* ``bounded(n)`` draws uniformly from ``0..n-1`` with Lemire's method on the upper 32 bits of
+  one output: ``m = (x >> 32) * n``; when ``m mod 2**32 < (2**32 - n) mod n`` it draws again;
+  the result is ``m >> 32``. It consumes one output, very rarely more.
 
-The state lives in a caller-provided ``uint64[4]`` array, updated in place. Under
+The state lives in element ``which`` of a caller-provided uint64 array, updated in place. Under
 ``NUMBA_DISABLE_JIT=1`` the same functions run on Python ints, masked to 64 bits.
 """
 
@@ -22,93 +24,93 @@ import numpy as np
 from numba import config, njit
 
 GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+WY_INCREMENT = 0xA0761D6478BD642F
+WY_XOR = 0xE7037ED1A0B428DB
 MASK64 = (1 << 64) - 1
 
 if config.DISABLE_JIT:
 
-    def _mix(z):
+    def mix_nb(z):
+        z = int(z) & MASK64
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9 & MASK64
         z = (z ^ (z >> 27)) * 0x94D049BB133111EB & MASK64
         return z ^ (z >> 31)
 
-    def seed_stream_nb(state, key, key_index):
-        base = (int(key) & MASK64) + 4 * int(key_index) * GOLDEN_GAMMA
-        for i in range(4):
-            state[i] = np.uint64(_mix((base + (i + 1) * GOLDEN_GAMMA) & MASK64))
+    def seed_stream_nb(states, which, key, key_index):
+        states[which] = np.uint64(mix_nb(int(key) + (int(key_index) + 1) * GOLDEN_GAMMA))
 
-    def next_u64_nb(state):
-        s0, s1, s2, s3 = (int(v) for v in state)
-        x = (s1 * 5) & MASK64
-        result = (((x << 7) | (x >> 57)) & MASK64) * 9 & MASK64
-        t = (s1 << 17) & MASK64
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= t
-        s3 = ((s3 << 45) | (s3 >> 19)) & MASK64
-        state[0], state[1], state[2], state[3] = (np.uint64(v) for v in (s0, s1, s2, s3))
-        return result
+    def next_u64_nb(states, which):
+        state = (int(states[which]) + WY_INCREMENT) & MASK64
+        states[which] = np.uint64(state)
+        product = state * (state ^ WY_XOR)
+        return (product >> 64) ^ (product & MASK64)
 
-    def bounded_nb(state, n):
+    def bounded_nb(states, which, n):
         n = int(n)
-        product = (next_u64_nb(state) >> 32) * n
+        product = (next_u64_nb(states, which) >> 32) * n
         low = product & 0xFFFFFFFF
         if low < n:
             threshold = ((1 << 32) - n) % n
             while low < threshold:
-                product = (next_u64_nb(state) >> 32) * n
+                product = (next_u64_nb(states, which) >> 32) * n
                 low = product & 0xFFFFFFFF
         return product >> 32
 
 else:
+    from llvmlite import ir
+    from numba import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def _mul128_fold(typingctx, a, b):
+        """``hi ^ lo`` of the 128-bit product of two uint64 (one ``mul`` on x86-64)."""
+
+        def codegen(context, builder, signature, args):
+            wide = ir.IntType(128)
+            product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+            high = builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+            return builder.xor(high, builder.trunc(product, ir.IntType(64)))
+
+        return types.uint64(types.uint64, types.uint64), codegen
+
     _GAMMA = np.uint64(GOLDEN_GAMMA)
     _M1 = np.uint64(0xBF58476D1CE4E5B9)
     _M2 = np.uint64(0x94D049BB133111EB)
-    _U1, _U4, _U5, _U7, _U9 = np.uint64(1), np.uint64(4), np.uint64(5), np.uint64(7), np.uint64(9)
-    _U17, _U19, _U27, _U30 = np.uint64(17), np.uint64(19), np.uint64(27), np.uint64(30)
-    _U31, _U32, _U45, _U57 = np.uint64(31), np.uint64(32), np.uint64(45), np.uint64(57)
+    _INC = np.uint64(WY_INCREMENT)
+    _XOR = np.uint64(WY_XOR)
+    _U1, _U27, _U30 = np.uint64(1), np.uint64(27), np.uint64(30)
+    _U31, _U32 = np.uint64(31), np.uint64(32)
     _LOW32 = np.uint64(0xFFFFFFFF)
     _TWO32 = np.uint64(1 << 32)
 
     @njit(cache=True, inline="always")
-    def _mix(z):
+    def mix_nb(z):
+        """The splitmix64 finalizer."""
         z = (z ^ (z >> _U30)) * _M1
         z = (z ^ (z >> _U27)) * _M2
         return z ^ (z >> _U31)
 
-    @njit(cache=True)
-    def seed_stream_nb(state, key, key_index):
-        """Seed ``state`` (uint64[4]) for key index ``key_index`` of the stream ``key``."""
-        base = np.uint64(key) + _U4 * np.uint64(key_index) * _GAMMA
-        for i in range(4):
-            state[i] = _mix(base + np.uint64(i + 1) * _GAMMA)
+    @njit(cache=True, inline="always")
+    def seed_stream_nb(states, which, key, key_index):
+        """Seed ``states[which]`` for key index ``key_index`` of the stream ``key``."""
+        states[which] = mix_nb(np.uint64(key) + (np.uint64(key_index) + _U1) * _GAMMA)
 
     @njit(cache=True, inline="always")
-    def next_u64_nb(state):
-        """Next 64-bit output of xoshiro256**; advances ``state`` in place."""
-        s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-        x = s1 * _U5
-        result = ((x << _U7) | (x >> _U57)) * _U9
-        t = s1 << _U17
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= t
-        s3 = (s3 << _U45) | (s3 >> _U19)
-        state[0], state[1], state[2], state[3] = s0, s1, s2, s3
-        return result
+    def next_u64_nb(states, which):
+        """Next 64-bit wyrand output of ``states[which]``; advances it in place."""
+        state = states[which] + _INC
+        states[which] = state
+        return _mul128_fold(state, state ^ _XOR)
 
-    @njit(cache=True)
-    def bounded_nb(state, n):
+    @njit(cache=True, inline="always")
+    def bounded_nb(states, which, n):
         """Uniform int in ``0..n-1`` (``1 <= n < 2**32``), Lemire's method (see contract)."""
         un = np.uint64(n)
-        product = (next_u64_nb(state) >> _U32) * un
+        product = (next_u64_nb(states, which) >> _U32) * un
         low = product & _LOW32
         if low < un:
             threshold = (_TWO32 - un) % un
             while low < threshold:
-                product = (next_u64_nb(state) >> _U32) * un
+                product = (next_u64_nb(states, which) >> _U32) * un
                 low = product & _LOW32
         return np.int64(product >> _U32)

@@ -25,7 +25,7 @@ from .layout import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def score_side_nb(rules, side, bids, blind, tricks, bags_before):
     """Points and bags after the hand for one side; returns ``(delta, bags_after)``.
 
@@ -110,7 +110,7 @@ def score_side_nb(rules, side, bids, blind, tricks, bags_before):
     return points, bags_after
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def score_hand_nb(rules, bids, blind, tricks, bags_before, delta_out, bags_after_out):
     """Score every side; write ``delta_out[side]`` and ``bags_after_out[side]``."""
     for side in range(rules[R_N_SIDES]):

@@ -32,24 +32,30 @@ from .strategy_kernels import choose_bid_nb, choose_card_nb
 from .trick import beats_nb, legal_mask_nb
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _scratch_nb():
+    return (np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64),
+            np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64),
+            np.zeros(4, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
 def play_hand_nb(rules, kinds, params, deal_key, play_key, key_index, dealer, score_before,
                  bags_before, out, row, record_plays, work, deck, streams):
     """Deal, bid, play and score one hand; write row ``row`` of ``out``.
 
-    ``work`` is int64[8, 4] scratch (rows: dealt, hands, bids, blind, tricks, delta, bags after),
-    ``deck`` int64[54] scratch, ``streams`` uint64[2, 4] (deal and play generator states).
+    ``work`` is a tuple of seven int64[4] scratch arrays (dealt, hands, bids, blind, tricks,
+    delta, bags after); separate arrays, not views, so the hot loop does no reference counting;
+    ``deck`` int64[54] scratch, ``streams`` uint64[2] (deal and play generator states).
     ``score_before`` and ``bags_before`` (per side) are read only.
     """
+    dealt, hands, bids, blind, tricks, delta, bags_after = work
     players = rules[R_PLAYERS]
     hand_size = rules[R_HAND_SIZE]
     n_sides = rules[R_N_SIDES]
-    dealt, hands, bids, blind, tricks = work[0], work[1], work[2], work[3], work[4]
-    delta, bags_after = work[5], work[6]
-    deal_state, play_state = streams[0], streams[1]
-    seed_stream_nb(deal_state, deal_key, key_index)
-    seed_stream_nb(play_state, play_key, key_index)
-    shuffle_deal_nb(rules, deal_state, deck, dealt)
+    seed_stream_nb(streams, 0, deal_key, key_index)
+    seed_stream_nb(streams, 1, play_key, key_index)
+    shuffle_deal_nb(rules, streams, deck, dealt)
     for seat in range(players):
         hands[seat] = dealt[seat]
         bids[seat] = -1
@@ -59,8 +65,8 @@ def play_hand_nb(rules, kinds, params, deal_key, play_key, key_index, dealer, sc
     # Bidding: one round, clockwise from the dealer's left.
     for k in range(players):
         seat = (dealer + 1 + k) % players
-        bid = choose_bid_nb(rules, kinds[seat], params[seat], seat, hands[seat], bids, blind,
-                            play_state)
+        bid = choose_bid_nb(rules, kinds[seat], params, seat, hands[seat], bids, blind,
+                            streams)
         if bid < 0 or bid > hand_size:
             raise ValueError("strategy returned a bid out of range")
         bids[seat] = bid
@@ -70,7 +76,7 @@ def play_hand_nb(rules, kinds, params, deal_key, play_key, key_index, dealer, sc
     if mode == FIRST_LEADER_DEALER_LEFT:
         leader = (dealer + 1) % players
     elif mode == FIRST_LEADER_RANDOM:
-        leader = bounded_nb(deal_state, players)
+        leader = bounded_nb(streams, 0, players)
     else:  # two_of_clubs: its holder leads it
         leader = 0
         for seat in range(players):
@@ -91,9 +97,9 @@ def play_hand_nb(rules, kinds, params, deal_key, play_key, key_index, dealer, sc
             legal = legal_mask_nb(rules, hand, k, led_suit, spades_broken, trick_index)
             if mode == FIRST_LEADER_TWO_OF_CLUBS and trick_index == 0 and k == 0:
                 legal = 1  # two_of_clubs: the 2C itself is the first lead
-            card = choose_card_nb(rules, kinds[seat], params[seat], seat, hand, legal, k, leader,
+            card = choose_card_nb(rules, kinds[seat], params, seat, hand, legal, k, leader,
                                   winning_card, winning_seat, bids, blind, tricks, played_mask,
-                                  play_state)
+                                  streams)
             if card < 0 or ((legal >> card) & 1) == 0:
                 raise ValueError("strategy chose an illegal card")
             hands[seat] = hand ^ (1 << card)
@@ -144,9 +150,9 @@ def simulate_hands_nb(rules, kinds, params, deal_key, play_key, first_hand_id, o
     """
     n_hands = out.hand_id.shape[0]
     players = rules[R_PLAYERS]
-    work = np.zeros((8, 4), dtype=np.int64)
+    work = _scratch_nb()
     deck = np.zeros(54, dtype=np.int64)
-    streams = np.zeros((2, 4), dtype=np.uint64)
+    streams = np.zeros(2, dtype=np.uint64)
     zeros = np.zeros(4, dtype=np.int64)
     for row in range(n_hands):
         hand_id = first_hand_id + row
@@ -202,9 +208,9 @@ def play_games_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_gam
     capacity = out.hand_id.shape[0]
     players = rules[R_PLAYERS]
     n_sides = rules[R_N_SIDES]
-    work = np.zeros((8, 4), dtype=np.int64)
+    work = _scratch_nb()
     deck = np.zeros(54, dtype=np.int64)
-    streams = np.zeros((2, 4), dtype=np.uint64)
+    streams = np.zeros(2, dtype=np.uint64)
     scores = np.zeros(4, dtype=np.int64)
     bags = np.zeros(4, dtype=np.int64)
     row = 0
@@ -213,8 +219,8 @@ def play_games_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_gam
             return g, row
         game_id = first_game_id + g
         base = game_id << GAME_SHIFT
-        seed_stream_nb(streams[0], deal_key, base)
-        dealer = bounded_nb(streams[0], players)
+        seed_stream_nb(streams, 0, deal_key, base)
+        dealer = bounded_nb(streams, 0, players)
         first_dealer = dealer
         scores[:] = 0
         bags[:] = 0

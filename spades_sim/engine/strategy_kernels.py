@@ -39,13 +39,13 @@ from .rng import bounded_nb
 from .trick import winning_cards_nb
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_nil_nb(rules, bids, blind, seat):
     """The seat's bid is a nil (0 with nil on) or a blind nil (a blind 0)."""
     return bids[seat] == 0 and (rules[R_NIL] != 0 or blind[seat] != 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lowest_rank_nb(mask):
     """The card of lowest rank in a non-empty ``mask`` (ties: the lowest suit)."""
     best_card = -1
@@ -61,7 +61,7 @@ def lowest_rank_nb(mask):
     return best_card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def highest_rank_nb(mask):
     """The card of highest rank in a non-empty ``mask`` (ties: the lowest suit)."""
     best_card = -1
@@ -77,7 +77,7 @@ def highest_rank_nb(mask):
     return best_card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prefer_side_suits_nb(mask):
     """The non-trumps of ``mask`` when it has any, else ``mask`` (discard side cards first)."""
     side_cards = mask & NON_TRUMP_MASK
@@ -86,8 +86,8 @@ def prefer_side_suits_nb(mask):
     return mask
 
 
-@njit(cache=True)
-def estimate_tricks_nb(params, hand):
+@njit(cache=True, inline="always")
+def estimate_tricks_nb(params, seat, hand):
     """Heuristic trick estimate of a hand (see ``strategies.py`` for the parameters).
 
     Side suits: an ace counts ``ace``, a king with at least one guard ``king``, a queen with at
@@ -106,11 +106,11 @@ def estimate_tricks_nb(params, hand):
             ruff_chances += 1
         base = 13 * suit
         if cards & (1 << (base + 12)):
-            estimate += params[P_ACE]
+            estimate += params[seat, P_ACE]
         if length >= 2 and cards & (1 << (base + 11)):
-            estimate += params[P_KING]
+            estimate += params[seat, P_KING]
         if length >= 3 and cards & (1 << (base + 10)):
-            estimate += params[P_QUEEN]
+            estimate += params[seat, P_QUEEN]
     trumps = hand & TRUMP_MASK
     n_trumps = popcount(trumps)
     honours = popcount(trumps & ((1 << 52) | (1 << 53) | (1 << 51)))
@@ -120,17 +120,17 @@ def estimate_tricks_nb(params, hand):
         honours += 1
     estimate += honours
     if n_trumps > 3:
-        estimate += params[P_LONG_SPADE] * (n_trumps - 3)
+        estimate += params[seat, P_LONG_SPADE] * (n_trumps - 3)
     spare = n_trumps - honours
     if spare > ruff_chances:
         spare = ruff_chances
     if spare > 0:
-        estimate += params[P_RUFF] * spare
+        estimate += params[seat, P_RUFF] * spare
     return estimate
 
 
-@njit(cache=True)
-def choose_bid_nb(rules, kind, params, seat, hand, bids, blind, play_state):
+@njit(cache=True, inline="always")
+def choose_bid_nb(rules, kind, params, seat, hand, bids, blind, streams):
     """The bid of ``seat`` (0..hand_size; 0 is nil where nil is on), having seen ``hand``.
 
     ``bids`` is indexed by seat; seats that have not bid yet hold -1. ``random`` draws uniformly from
@@ -140,22 +140,22 @@ def choose_bid_nb(rules, kind, params, seat, hand, bids, blind, play_state):
     """
     hand_size = rules[R_HAND_SIZE]
     if kind == STRATEGY_RANDOM:
-        low = int(params[P_RANDOM_BID_MIN])
-        high = int(params[P_RANDOM_BID_MAX])
-        return low + bounded_nb(play_state, high - low + 1)
-    estimate = estimate_tricks_nb(params, hand)
+        low = int(params[seat, P_RANDOM_BID_MIN])
+        high = int(params[seat, P_RANDOM_BID_MAX])
+        return low + bounded_nb(streams, 1, high - low + 1)
+    estimate = estimate_tricks_nb(params, seat, hand)
     players = rules[R_PLAYERS]
     # Unbid seats hold -1, so this sees only a nil the partner has already bid.
     partner_nil = rules[R_PARTNERSHIP] != 0 and bids[(seat + 2) % players] == 0
     if (
         rules[R_NIL]
         and not partner_nil
-        and estimate <= params[P_NIL_THRESHOLD]
-        and popcount(hand & TRUMP_MASK) <= params[P_NIL_MAX_SPADES]
+        and estimate <= params[seat, P_NIL_THRESHOLD]
+        and popcount(hand & TRUMP_MASK) <= params[seat, P_NIL_MAX_SPADES]
         and (hand & (1 << 51)) == 0
     ):
         return 0
-    bid = int(estimate + params[P_AGGRESSION] + 0.5)
+    bid = int(estimate + params[seat, P_AGGRESSION] + 0.5)
     if bid < 1:
         bid = 1
     if bid > hand_size:
@@ -163,9 +163,9 @@ def choose_bid_nb(rules, kind, params, seat, hand, bids, blind, play_state):
     return bid
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, winning_card,
-                   winning_seat, bids, blind, tricks, played_mask, play_state):
+                   winning_seat, bids, blind, tricks, played_mask, streams):
     """The card ``seat`` plays from ``legal`` (a non-empty bitboard of its legal cards).
 
     ``random`` picks the ``bounded(popcount(legal))``-th lowest legal card (one draw). The
@@ -176,7 +176,7 @@ def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, w
     safe (bag avoidance).
     """
     if kind == STRATEGY_RANDOM:
-        return nth_card_nb(legal, bounded_nb(play_state, popcount(legal)))
+        return nth_card_nb(legal, bounded_nb(streams, 1, popcount(legal)))
     players = rules[R_PLAYERS]
     partnership = rules[R_PARTNERSHIP] != 0
     leading = n_in_trick == 0

@@ -10,7 +10,7 @@ from .layout import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_mask_nb(rules, hand, n_in_trick, led_suit, spades_broken, trick_index):
     """Bitboard of the cards ``hand`` may play.
 
@@ -34,7 +34,7 @@ def legal_mask_nb(rules, hand, n_in_trick, led_suit, spades_broken, trick_index)
     return hand
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def beats_nb(card, winning_card):
     """True when ``card`` beats the trick's current ``winning_card``.
 
@@ -50,7 +50,7 @@ def beats_nb(card, winning_card):
     return suit_of_nb(card) == suit_of_nb(winning_card) and card > winning_card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def winning_cards_nb(legal, winning_card):
     """The cards of ``legal`` that would take the lead from ``winning_card`` right now."""
     above = ~((2 << winning_card) - 1)  # bits strictly above the winning card
