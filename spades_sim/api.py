@@ -44,9 +44,16 @@ def _split(total: int, jobs: int) -> list[tuple[int, int]]:
     return [(int(a), int(b - a)) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
+def _kernel_strategies(strategies, rules):
+    """Kinds as a tuple of ints and parameters as a tuple of float tuples (passed by value)."""
+    kinds, params = kernel_arrays(strategies, rules)
+    return tuple(int(kind) for kind in kinds), tuple(tuple(float(v) for v in row) for row in params)
+
+
 def _hands_piece(rules_tuple, kinds, params, keys, first, count, record_plays):
     out = records.allocate_hands(count, record_plays)
-    simulate_hands_nb(rules_tuple, kinds, params, keys[0], keys[1], first, out, record_plays)
+    simulate_hands_nb(rules_tuple, kinds, params, keys[0], keys[1], first, out,
+                      records.allocate_games(0), record_plays)
     return out
 
 
@@ -54,7 +61,7 @@ def simulate_hands(rules: Rules, strategies, n_hands: int, seed: int, *, jobs: i
                    record_plays: bool = False, first_hand_id: int = 0) -> Run:
     """Play ``n_hands`` independent hands (ids ``first_hand_id ...``) from zero scores."""
     strategies = list(strategies)
-    kinds, params = kernel_arrays(strategies, rules)
+    kinds, params = _kernel_strategies(strategies, rules)
     keys = stream_keys(seed)
     rules_tuple = rules.kernel_tuple()
     pieces = _split(n_hands, jobs)
@@ -92,7 +99,7 @@ def play_games(rules: Rules, strategies, n_games: int, seed: int, *, jobs: int =
                record_plays: bool = False) -> Run:
     """Play ``n_games`` whole games to the target (game ids ``0 .. n_games-1``)."""
     strategies = list(strategies)
-    kinds, params = kernel_arrays(strategies, rules)
+    kinds, params = _kernel_strategies(strategies, rules)
     keys = stream_keys(seed)
     rules_tuple = rules.kernel_tuple()
     pieces = _split(n_games, jobs)

@@ -127,3 +127,22 @@ def rank_of_nb(card):
     if card >= 52:
         return card - 39
     return card % 13
+
+
+@njit(cache=True, inline="always")
+def byte_of_nb(packed, seat):
+    """Byte ``seat`` of a packed per-seat vector (bids, tricks: 8 bits per seat)."""
+    return (packed >> (8 * seat)) & 0xFF
+
+
+@njit(cache=True, inline="always")
+def flag_of_nb(bits, seat):
+    """Bit ``seat`` of a per-seat flag set (blind bids)."""
+    return (bits >> seat) & 1
+
+
+@njit(cache=True, inline="always")
+def wrap_seat_nb(seat, players):
+    """``seat % players`` for ``0 <= seat < 2 * players`` without a division (the player count
+    is a runtime rule value, so ``%`` would compile to a slow integer division)."""
+    return seat - players if seat >= players else seat

@@ -8,18 +8,18 @@ from .rng import bounded_nb
 
 
 @njit(cache=True, inline="always")
-def shuffle_deal_nb(rules, streams, deck, dealt):
-    """Shuffle and deal one hand on the deal stream ``streams[0]``; write ``dealt[seat]``.
+def shuffle_deal_nb(rules, state, deck):
+    """Shuffle and deal one hand on the deal stream; return ``(hand0, hand1, hand2, hand3, state)``.
 
-    Draw contract: ``deck`` is refilled with the cards of the rules' deck in ascending index
-    order; then for ``i = n-1 .. 1`` a Fisher-Yates step swaps ``deck[i]`` with
+    Draw contract: ``deck`` (int64[54] scratch) is refilled with the cards of the rules' deck in
+    ascending index order; then for ``i = n-1 .. 1`` a Fisher-Yates step swaps ``deck[i]`` with
     ``deck[bounded(i + 1)]``; seat ``s`` receives ``deck[s*hand_size : (s+1)*hand_size]``
-    (cards past ``players * hand_size`` stay undealt). With ``misdeal_redeal`` the whole
-    procedure repeats, on the same stream, while some hand has no trump or no K, Q or J.
+    (cards past ``players * hand_size`` stay undealt; seats past ``players`` get 0). With
+    ``misdeal_redeal`` the whole procedure repeats, on the same stream, while some hand has no
+    trump or no K, Q or J.
     """
     players = rules[R_PLAYERS]
     hand_size = rules[R_HAND_SIZE]
-    n_dealt = players * hand_size
     while True:
         mask = rules[R_DECK_MASK]
         n_cards = 0
@@ -27,22 +27,30 @@ def shuffle_deal_nb(rules, streams, deck, dealt):
             deck[n_cards] = lowest_card(mask)
             n_cards += 1
             mask &= mask - 1
-        for seat in range(players):
-            dealt[seat] = 0
-        # Position i is final once swapped, so it is dealt in the same pass.
         for i in range(n_cards - 1, 0, -1):
-            j = bounded_nb(streams, 0, i + 1)
+            j, state = bounded_nb(state, i + 1)
             card = deck[j]
             deck[j] = deck[i]
             deck[i] = card
-            if i < n_dealt:
-                dealt[i // hand_size] |= 1 << card
-        dealt[0] |= 1 << deck[0]
-        if not rules[R_MISDEAL_REDEAL]:
-            return
-        misdeal = False
-        for seat in range(players):
-            if (dealt[seat] & TRUMP_MASK) == 0 or (dealt[seat] & HONOURS_KQJ_MASK) == 0:
-                misdeal = True
-        if not misdeal:
-            return
+        hand0 = 0
+        hand1 = 0
+        hand2 = 0
+        hand3 = 0
+        for k in range(hand_size):
+            hand0 |= 1 << deck[k]
+            hand1 |= 1 << deck[hand_size + k]
+            if players > 2:
+                hand2 |= 1 << deck[2 * hand_size + k]
+            if players > 3:
+                hand3 |= 1 << deck[3 * hand_size + k]
+        if not rules[R_MISDEAL_REDEAL] or not (
+            _misdealt_nb(hand0) or _misdealt_nb(hand1) or _misdealt_nb(hand2)
+            or (players == 4 and _misdealt_nb(hand3))
+        ):
+            return hand0, hand1, hand2, hand3, state
+
+
+@njit(cache=True, inline="always")
+def _misdealt_nb(hand):
+    """A hand with no trump (jokers count) or no K, Q or J calls for a redeal."""
+    return (hand & TRUMP_MASK) == 0 or (hand & HONOURS_KQJ_MASK) == 0

@@ -16,8 +16,9 @@ Draw contract (``reference.py`` follows it exactly):
   one output: ``m = (x >> 32) * n``; when ``m mod 2**32 < (2**32 - n) mod n`` it draws again;
   the result is ``m >> 32``. It consumes one output, very rarely more.
 
-The state lives in element ``which`` of a caller-provided uint64 array, updated in place. Under
-``NUMBA_DISABLE_JIT=1`` the same functions run on Python ints, masked to 64 bits.
+The state is a plain uint64 scalar that each function takes and returns (no arrays, so the hot
+loop does no reference counting). Under ``NUMBA_DISABLE_JIT=1`` the same functions run on Python
+ints, masked to 64 bits.
 """
 
 import numpy as np
@@ -36,25 +37,26 @@ if config.DISABLE_JIT:
         z = (z ^ (z >> 27)) * 0x94D049BB133111EB & MASK64
         return z ^ (z >> 31)
 
-    def seed_stream_nb(states, which, key, key_index):
-        states[which] = np.uint64(mix_nb(int(key) + (int(key_index) + 1) * GOLDEN_GAMMA))
+    def seed_nb(key, key_index):
+        return mix_nb(int(key) + (int(key_index) + 1) * GOLDEN_GAMMA)
 
-    def next_u64_nb(states, which):
-        state = (int(states[which]) + WY_INCREMENT) & MASK64
-        states[which] = np.uint64(state)
+    def next_u64_nb(state):
+        state = (int(state) + WY_INCREMENT) & MASK64
         product = state * (state ^ WY_XOR)
-        return (product >> 64) ^ (product & MASK64)
+        return (product >> 64) ^ (product & MASK64), state
 
-    def bounded_nb(states, which, n):
+    def bounded_nb(state, n):
         n = int(n)
-        product = (next_u64_nb(states, which) >> 32) * n
+        output, state = next_u64_nb(state)
+        product = (output >> 32) * n
         low = product & 0xFFFFFFFF
         if low < n:
             threshold = ((1 << 32) - n) % n
             while low < threshold:
-                product = (next_u64_nb(states, which) >> 32) * n
+                output, state = next_u64_nb(state)
+                product = (output >> 32) * n
                 low = product & 0xFFFFFFFF
-        return product >> 32
+        return product >> 32, state
 
 else:
     from llvmlite import ir
@@ -91,26 +93,27 @@ else:
         return z ^ (z >> _U31)
 
     @njit(cache=True, inline="always")
-    def seed_stream_nb(states, which, key, key_index):
-        """Seed ``states[which]`` for key index ``key_index`` of the stream ``key``."""
-        states[which] = mix_nb(np.uint64(key) + (np.uint64(key_index) + _U1) * _GAMMA)
+    def seed_nb(key, key_index):
+        """Generator state for key index ``key_index`` of the stream ``key``."""
+        return mix_nb(np.uint64(key) + (np.uint64(key_index) + _U1) * _GAMMA)
 
     @njit(cache=True, inline="always")
-    def next_u64_nb(states, which):
-        """Next 64-bit wyrand output of ``states[which]``; advances it in place."""
-        state = states[which] + _INC
-        states[which] = state
-        return _mul128_fold(state, state ^ _XOR)
+    def next_u64_nb(state):
+        """``(output, new_state)``: one wyrand step."""
+        state = state + _INC
+        return _mul128_fold(state, state ^ _XOR), state
 
     @njit(cache=True, inline="always")
-    def bounded_nb(states, which, n):
-        """Uniform int in ``0..n-1`` (``1 <= n < 2**32``), Lemire's method (see contract)."""
+    def bounded_nb(state, n):
+        """``(value, new_state)``: uniform int in ``0..n-1`` (``1 <= n < 2**32``), Lemire."""
         un = np.uint64(n)
-        product = (next_u64_nb(states, which) >> _U32) * un
+        output, state = next_u64_nb(state)
+        product = (output >> _U32) * un
         low = product & _LOW32
         if low < un:
             threshold = (_TWO32 - un) % un
             while low < threshold:
-                product = (next_u64_nb(states, which) >> _U32) * un
+                output, state = next_u64_nb(state)
+                product = (output >> _U32) * un
                 low = product & _LOW32
-        return np.int64(product >> _U32)
+        return np.int64(product >> _U32), state

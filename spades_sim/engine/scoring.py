@@ -1,6 +1,12 @@
-"""Scoring one hand per side, with an explicit bag counter (never derived from the score)."""
+"""Scoring one hand per side, with an explicit bag counter (never derived from the score).
+
+``bids`` and ``tricks`` are packed 8 bits per seat and ``blind`` is a bit per seat (see
+``strategy_kernels.py``); ``pack_seats_nb`` builds them from per-seat values.
+"""
 
 from numba import njit
+
+from .bits import byte_of_nb, flag_of_nb
 
 from .layout import (
     DOUBLE_NIL_ADDITIVE,
@@ -25,7 +31,7 @@ from .layout import (
 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def score_side_nb(rules, side, bids, blind, tricks, bags_before):
     """Points and bags after the hand for one side; returns ``(delta, bags_after)``.
 
@@ -48,30 +54,32 @@ def score_side_nb(rules, side, bids, blind, tricks, bags_before):
     nil_points = 0
     count_toward = rules[R_FAILED_NIL_TRICKS] == FAILED_NIL_COUNT_TOWARD_BID
     for seat in range(players):
-        if (seat % 2 if partnership else seat) != side:
+        if ((seat & 1) if partnership else seat) != side:
             continue
-        nil = bids[seat] == 0 and (rules[R_NIL] != 0 or blind[seat] != 0)
-        if nil:
-            bonus = rules[R_BLIND_NIL_BONUS] if blind[seat] else rules[R_NIL_BONUS]
+        bid = byte_of_nb(bids, seat)
+        taken = byte_of_nb(tricks, seat)
+        is_blind = flag_of_nb(blind, seat) != 0
+        if bid == 0 and (rules[R_NIL] != 0 or is_blind):
+            bonus = rules[R_BLIND_NIL_BONUS] if is_blind else rules[R_NIL_BONUS]
             n_nil += 1
             nil_bonus_sum += bonus
-            if tricks[seat] == 0:
+            if taken == 0:
                 n_nil_made += 1
                 nil_points += bonus
             else:
                 nil_points -= bonus
                 if count_toward:
-                    contract_tricks += tricks[seat]
+                    contract_tricks += taken
                 else:
                     # A failed nil's tricks are 1-point bags under bags_only.
-                    points += tricks[seat]
-                    bags += tricks[seat]
+                    points += taken
+                    bags += taken
         else:
-            contract += bids[seat]
-            contract_tricks += tricks[seat]
-            if blind[seat] and bids[seat] > 0:
-                blind_bonus = rules[R_BLIND_BID_BONUS_PER_TRICK] * bids[seat]
-                points += blind_bonus if tricks[seat] == bids[seat] else -blind_bonus
+            contract += bid
+            contract_tricks += taken
+            if is_blind and bid > 0:
+                blind_bonus = rules[R_BLIND_BID_BONUS_PER_TRICK] * bid
+                points += blind_bonus if taken == bid else -blind_bonus
     if n_nil == 2:
         mode = rules[R_DOUBLE_NIL]
         if mode == DOUBLE_NIL_ADDITIVE:
@@ -111,9 +119,29 @@ def score_side_nb(rules, side, bids, blind, tricks, bags_before):
 
 
 @njit(cache=True, inline="always")
+def pack_seats_nb(values, players):
+    """Pack per-seat small non-negative ints (array or tuple) 8 bits per seat."""
+    packed = 0
+    for seat in range(players):
+        packed |= values[seat] << (8 * seat)
+    return packed
+
+
+@njit(cache=True)
 def score_hand_nb(rules, bids, blind, tricks, bags_before, delta_out, bags_after_out):
-    """Score every side; write ``delta_out[side]`` and ``bags_after_out[side]``."""
+    """Score every side from per-seat arrays; write ``delta_out[side]``, ``bags_after_out[side]``.
+
+    The array front door to ``score_side_nb`` for tests and tools (not used in the hot loop).
+    """
+    players = rules[R_PLAYERS]
+    blind_bits = 0
+    for seat in range(players):
+        if blind[seat]:
+            blind_bits |= 1 << seat
+    packed_bids = pack_seats_nb(bids, players)
+    packed_tricks = pack_seats_nb(tricks, players)
     for side in range(rules[R_N_SIDES]):
-        delta, bags_after = score_side_nb(rules, side, bids, blind, tricks, bags_before[side])
+        delta, bags_after = score_side_nb(rules, side, packed_bids, blind_bits, packed_tricks,
+                                          bags_before[side])
         delta_out[side] = delta
         bags_after_out[side] = bags_after

@@ -1,14 +1,20 @@
 """Entry kernels: independent hands and whole games, writing into caller-provided arrays.
 
-``simulate_hands_nb`` and ``play_games_nb`` are the only kernels the Python layer calls. Both
-take the rules tuple, the strategy kinds and parameter vectors per seat, the two stream keys
-(see ``rng.py`` for the draw contract) and a namedtuple of output arrays (``records.py``).
+``simulate_hands_nb`` and ``play_games_nb`` are the kernels the Python layer calls; both run the
+one hand loop in ``_run_nb``. They take the rules tuple, the strategy kinds (a tuple, one per
+seat) and parameter vectors (a tuple of tuples), the two stream keys (``rng.py`` documents the
+draw contract) and a namedtuple of output arrays (``records.py``).
+
+Why one long loop: numba reference-counts every array handed to a function, with atomic
+instructions, and that cost dominated the first version of this engine. So arrays are touched
+only here, in the loop body; the helpers it calls take and return scalars and tuples only
+(bitboards, packed per-seat bytes, generator states).
 """
 
 import numpy as np
 from numba import njit
 
-from .bits import TRUMP_MASK, suit_of_nb
+from .bits import TRUMP_MASK, byte_of_nb, suit_of_nb, wrap_seat_nb
 from .deal import shuffle_deal_nb
 from .layout import (
     FIRST_LEADER_DEALER_LEFT,
@@ -26,148 +32,19 @@ from .layout import (
     R_PLAYERS,
     R_TARGET,
 )
-from .rng import bounded_nb, seed_stream_nb
-from .scoring import score_hand_nb
+from .rng import bounded_nb, seed_nb
+from .scoring import score_side_nb
 from .strategy_kernels import choose_bid_nb, choose_card_nb
-from .trick import beats_nb, legal_mask_nb
-
-
-@njit(cache=True, inline="always")
-def _scratch_nb():
-    return (np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64),
-            np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64),
-            np.zeros(4, dtype=np.int64))
-
-
-@njit(cache=True, inline="always")
-def play_hand_nb(rules, kinds, params, deal_key, play_key, key_index, dealer, score_before,
-                 bags_before, out, row, record_plays, work, deck, streams):
-    """Deal, bid, play and score one hand; write row ``row`` of ``out``.
-
-    ``work`` is a tuple of seven int64[4] scratch arrays (dealt, hands, bids, blind, tricks,
-    delta, bags after); separate arrays, not views, so the hot loop does no reference counting;
-    ``deck`` int64[54] scratch, ``streams`` uint64[2] (deal and play generator states).
-    ``score_before`` and ``bags_before`` (per side) are read only.
-    """
-    dealt, hands, bids, blind, tricks, delta, bags_after = work
-    players = rules[R_PLAYERS]
-    hand_size = rules[R_HAND_SIZE]
-    n_sides = rules[R_N_SIDES]
-    seed_stream_nb(streams, 0, deal_key, key_index)
-    seed_stream_nb(streams, 1, play_key, key_index)
-    shuffle_deal_nb(rules, streams, deck, dealt)
-    for seat in range(players):
-        hands[seat] = dealt[seat]
-        bids[seat] = -1
-        blind[seat] = 0
-        tricks[seat] = 0
-
-    # Bidding: one round, clockwise from the dealer's left.
-    for k in range(players):
-        seat = (dealer + 1 + k) % players
-        bid = choose_bid_nb(rules, kinds[seat], params, seat, hands[seat], bids, blind,
-                            streams)
-        if bid < 0 or bid > hand_size:
-            raise ValueError("strategy returned a bid out of range")
-        bids[seat] = bid
-
-    # First leader (first_leader = random draws on the deal stream, after the deal).
-    mode = rules[R_FIRST_LEADER]
-    if mode == FIRST_LEADER_DEALER_LEFT:
-        leader = (dealer + 1) % players
-    elif mode == FIRST_LEADER_RANDOM:
-        leader = bounded_nb(streams, 0, players)
-    else:  # two_of_clubs: its holder leads it
-        leader = 0
-        for seat in range(players):
-            if hands[seat] & 1:
-                leader = seat
-    first_leader = leader
-
-    # Play.
-    played_mask = 0
-    spades_broken = False
-    for trick_index in range(hand_size):
-        winning_card = -1
-        winning_seat = -1
-        led_suit = -1
-        for k in range(players):
-            seat = (leader + k) % players
-            hand = hands[seat]
-            legal = legal_mask_nb(rules, hand, k, led_suit, spades_broken, trick_index)
-            if mode == FIRST_LEADER_TWO_OF_CLUBS and trick_index == 0 and k == 0:
-                legal = 1  # two_of_clubs: the 2C itself is the first lead
-            card = choose_card_nb(rules, kinds[seat], params, seat, hand, legal, k, leader,
-                                  winning_card, winning_seat, bids, blind, tricks, played_mask,
-                                  streams)
-            if card < 0 or ((legal >> card) & 1) == 0:
-                raise ValueError("strategy chose an illegal card")
-            hands[seat] = hand ^ (1 << card)
-            played_mask |= 1 << card
-            if record_plays:
-                out.plays[row, trick_index * players + k] = card
-                out.play_seats[row, trick_index * players + k] = seat
-            if k == 0:
-                led_suit = suit_of_nb(card)
-                winning_card = card
-                winning_seat = seat
-                if (card >= 39 and (hand & ~TRUMP_MASK) == 0
-                        and rules[R_BROKEN_BY_FORCED_LEAD]):
-                    spades_broken = True
-            else:
-                if beats_nb(card, winning_card):
-                    winning_card = card
-                    winning_seat = seat
-                if card >= 39 and led_suit != 3:
-                    spades_broken = True
-        tricks[winning_seat] += 1
-        leader = winning_seat
-
-    score_hand_nb(rules, bids, blind, tricks, bags_before, delta, bags_after)
-
-    out.dealer[row] = dealer
-    out.first_leader[row] = first_leader
-    for seat in range(players):
-        out.hands[row, seat] = dealt[seat]
-        out.bids[row, seat] = bids[seat]
-        out.blind[row, seat] = blind[seat]
-        out.bumped[row, seat] = 0
-        out.tricks[row, seat] = tricks[seat]
-    for side in range(n_sides):
-        out.score_before[row, side] = score_before[side]
-        out.bags_before[row, side] = bags_before[side]
-        out.score_delta[row, side] = delta[side]
-        out.bags_after[row, side] = bags_after[side]
+from .trick import card_strength_nb, legal_mask_nb
 
 
 @njit(cache=True)
-def simulate_hands_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out,
-                      record_plays):
-    """Play ``len(out.hand_id)`` independent hands, ids ``first_hand_id ...``, from zero scores.
-
-    Hand ``h`` is dealt by seat ``h % players`` and uses key index ``h`` on both streams, so
-    any split of a run into pieces reproduces the same hands.
-    """
-    n_hands = out.hand_id.shape[0]
-    players = rules[R_PLAYERS]
-    work = _scratch_nb()
-    deck = np.zeros(54, dtype=np.int64)
-    streams = np.zeros(2, dtype=np.uint64)
-    zeros = np.zeros(4, dtype=np.int64)
-    for row in range(n_hands):
-        hand_id = first_hand_id + row
-        out.hand_id[row] = hand_id
-        out.game_id[row] = -1
-        play_hand_nb(rules, kinds, params, deal_key, play_key, hand_id, hand_id % players,
-                     zeros, zeros, out, row, record_plays, work, deck, streams)
-
-
-@njit(cache=True)
-def game_over_nb(rules, scores, n_hands):
-    """``(over, winner)`` after ``n_hands`` hands; winner -1 is a tie or a draw.
+def game_over_nb(rules, scores):
+    """``(over, winner)`` for the scores (a 4-tuple per side) after a hand of a game.
 
     Order: a unique highest score at or over the target wins (a tie there plays on); a side at
-    or below ``mercy`` ends it; ``max_hands`` ends it; ``hand_cap`` ends it as a draw.
+    or below ``mercy`` ends it (highest wins, a tie is a tie: winner -1). ``max_hands`` and
+    ``hand_cap`` are checked by the caller, which counts hands.
     """
     n_sides = rules[R_N_SIDES]
     top = scores[0]
@@ -188,62 +65,187 @@ def game_over_nb(rules, scores, n_hands):
         return True, leader
     if rules[R_HAS_MERCY] and low <= rules[R_MERCY]:
         return True, unique_leader
-    if rules[R_MAX_HANDS] > 0 and n_hands >= rules[R_MAX_HANDS]:
-        return True, unique_leader
-    if n_hands >= rules[R_HAND_CAP]:
-        return True, -1
-    return False, -1
+    return False, unique_leader
 
 
 @njit(cache=True)
-def play_games_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, out,
-                  games, record_plays):
-    """Play whole games ``first_game_id ...``; return ``(games_done, rows_written)``.
+def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games_mode, out,
+            games, record_plays):
+    """Play ``n_units`` independent hands, or whole games when ``games_mode``.
 
-    Game ``g`` draws its first dealer with ``bounded(players)`` on deal-stream key index
-    ``g << 20``; its hand ``j`` uses key index ``(g << 20) + 1 + j``; the deal passes left.
-    Stops early, between games, when fewer than ``hand_cap`` rows are left in ``out``; the
-    caller continues from the next game with fresh arrays (games are independent).
+    Independent hand ``h`` (``first_unit + unit``) is dealt by seat ``h % players`` from zero
+    scores and uses key index ``h``. Game ``g`` draws its first dealer with
+    ``bounded(players)`` on deal-stream key index ``g << 20``; its hand ``j`` uses key index
+    ``(g << 20) + 1 + j``; the deal passes left. Returns ``(units_done, rows_written)``; in games
+    mode it stops between games when fewer than ``hand_cap`` rows are left in ``out``.
     """
     capacity = out.hand_id.shape[0]
     players = rules[R_PLAYERS]
+    hand_size = rules[R_HAND_SIZE]
     n_sides = rules[R_N_SIDES]
-    work = _scratch_nb()
+    first_leader_mode = rules[R_FIRST_LEADER]
     deck = np.zeros(54, dtype=np.int64)
-    streams = np.zeros(2, dtype=np.uint64)
+    hands = np.zeros(4, dtype=np.int64)
     scores = np.zeros(4, dtype=np.int64)
     bags = np.zeros(4, dtype=np.int64)
     row = 0
-    for g in range(n_games):
-        if capacity - row < rules[R_HAND_CAP]:
-            return g, row
-        game_id = first_game_id + g
-        base = game_id << GAME_SHIFT
-        seed_stream_nb(streams, 0, deal_key, base)
-        dealer = bounded_nb(streams, 0, players)
-        first_dealer = dealer
-        scores[:] = 0
-        bags[:] = 0
+    for unit in range(n_units):
+        game_id = -1
+        key_index = first_unit + unit
+        dealer = key_index % players
+        first_dealer = 0
+        if games_mode:
+            if capacity - row < rules[R_HAND_CAP]:
+                return unit, row
+            game_id = first_unit + unit
+            key_index = (game_id << GAME_SHIFT) + 1
+            dealer, _ = bounded_nb(seed_nb(deal_key, game_id << GAME_SHIFT), players)
+            first_dealer = dealer
+        for side in range(4):
+            scores[side] = 0
+            bags[side] = 0
         n_hands = 0
         while True:
-            out.hand_id[row] = row  # the caller adds the run offset
+            # -- deal ---------------------------------------------------------------------
+            deal_state = seed_nb(deal_key, key_index)
+            play_state = seed_nb(play_key, key_index)
+            hand0, hand1, hand2, hand3, deal_state = shuffle_deal_nb(rules, deal_state, deck)
+            hands[0] = hand0
+            hands[1] = hand1
+            hands[2] = hand2
+            hands[3] = hand3
+
+            # -- bidding: one round, clockwise from the dealer's left --------------------
+            bids = 0xFFFFFFFF  # packed, 8 bits per seat; 255 = not bid yet
+            blind = 0
+            for k in range(players):
+                seat = wrap_seat_nb(wrap_seat_nb(dealer + 1, players) + k, players)
+                bid, play_state = choose_bid_nb(rules, kinds[seat], params[seat], seat,
+                                                hands[seat], bids, play_state)
+                if bid < 0 or bid > hand_size:
+                    raise ValueError("strategy returned a bid out of range")
+                bids = (bids & ~(0xFF << (8 * seat))) | (bid << (8 * seat))
+
+            # -- first leader (random: drawn on the deal stream, after the deal) ----------
+            if first_leader_mode == FIRST_LEADER_DEALER_LEFT:
+                leader = wrap_seat_nb(dealer + 1, players)
+            elif first_leader_mode == FIRST_LEADER_RANDOM:
+                leader, deal_state = bounded_nb(deal_state, players)
+            else:  # two_of_clubs: its holder leads it
+                leader = 0
+                for seat in range(players):
+                    if hands[seat] & 1:
+                        leader = seat
+            first_leader = leader
+
+            # -- play ---------------------------------------------------------------------
+            tricks = 0  # packed, 8 bits per seat
+            played_mask = 0
+            spades_broken = False
+            for trick_index in range(hand_size):
+                winning_card = -1
+                winning_seat = -1
+                winning_strength = -1
+                led_suit = -1
+                for k in range(players):
+                    seat = wrap_seat_nb(leader + k, players)
+                    hand = hands[seat]
+                    legal = legal_mask_nb(rules, hand, k, led_suit, spades_broken, trick_index)
+                    if trick_index == 0 and k == 0 and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS:
+                        legal = 1  # two_of_clubs: the 2C itself is the first lead
+                    card, play_state = choose_card_nb(
+                        rules, kinds[seat], params[seat], seat, hand, legal, k, leader,
+                        winning_card, winning_seat, bids, blind, tricks, played_mask, play_state,
+                    )
+                    if card < 0 or ((legal >> card) & 1) == 0:
+                        raise ValueError("strategy chose an illegal card")
+                    hands[seat] = hand ^ (1 << card)
+                    played_mask |= 1 << card
+                    if record_plays:
+                        out.plays[row, trick_index * players + k] = card
+                        out.play_seats[row, trick_index * players + k] = seat
+                    trump = card >= 39
+                    if k == 0:
+                        led_suit = suit_of_nb(card)
+                        # A spade led from an all-spade hand breaks spades.
+                        spades_broken |= (trump & ((hand & ~TRUMP_MASK) == 0)
+                                          & (rules[R_BROKEN_BY_FORCED_LEAD] != 0))
+                    else:
+                        # A spade played on another suit's lead breaks spades.
+                        spades_broken |= trump & (led_suit != 3)
+                    strength = card_strength_nb(card, led_suit)
+                    better = strength > winning_strength
+                    winning_strength = strength if better else winning_strength
+                    winning_card = card if better else winning_card
+                    winning_seat = seat if better else winning_seat
+                tricks += 1 << (8 * winning_seat)
+                leader = winning_seat
+
+            # -- score and record -----------------------------------------------------------
+            out.hand_id[row] = key_index if not games_mode else row
             out.game_id[row] = game_id
-            play_hand_nb(rules, kinds, params, deal_key, play_key, base + 1 + n_hands, dealer,
-                         scores, bags, out, row, record_plays, work, deck, streams)
+            out.dealer[row] = dealer
+            out.first_leader[row] = first_leader
+            for seat in range(players):
+                out.hands[row, seat] = (hand0, hand1, hand2, hand3)[seat]
+                out.bids[row, seat] = byte_of_nb(bids, seat)
+                out.blind[row, seat] = (blind >> seat) & 1
+                out.bumped[row, seat] = 0
+                out.tricks[row, seat] = byte_of_nb(tricks, seat)
             for side in range(n_sides):
-                scores[side] += out.score_delta[row, side]
-                bags[side] = out.bags_after[row, side]
+                delta, bags_after = score_side_nb(rules, side, bids, blind, tricks, bags[side])
+                out.score_before[row, side] = scores[side]
+                out.bags_before[row, side] = bags[side]
+                out.score_delta[row, side] = delta
+                out.bags_after[row, side] = bags_after
+                scores[side] += delta
+                bags[side] = bags_after
             row += 1
             n_hands += 1
-            dealer = (dealer + 1) % players
-            over, winner = game_over_nb(rules, scores, n_hands)
-            if over:
+            if not games_mode:
                 break
-        games.game_id[g] = game_id
-        games.first_dealer[g] = first_dealer
-        games.n_hands[g] = n_hands
-        games.winner[g] = winner
-        for side in range(n_sides):
-            games.final_score[g, side] = scores[side]
-            games.final_bags[g, side] = bags[side]
-    return n_games, row
+
+            # -- end of game? -----------------------------------------------------------------
+            over, winner = game_over_nb(rules, (scores[0], scores[1], scores[2], scores[3]))
+            if not over and rules[R_MAX_HANDS] > 0 and n_hands >= rules[R_MAX_HANDS]:
+                over = True
+            elif not over and n_hands >= rules[R_HAND_CAP]:
+                over = True
+                winner = -1  # a game not over after hand_cap hands is a draw
+            if over:
+                games.game_id[unit] = game_id
+                games.first_dealer[unit] = first_dealer
+                games.n_hands[unit] = n_hands
+                games.winner[unit] = winner
+                for side in range(n_sides):
+                    games.final_score[unit, side] = scores[side]
+                    games.final_bags[unit, side] = bags[side]
+                break
+            dealer = wrap_seat_nb(dealer + 1, players)
+            key_index += 1
+    return n_units, row
+
+
+@njit(cache=True)
+def simulate_hands_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out, games,
+                      record_plays):
+    """Play ``len(out.hand_id)`` independent hands, ids ``first_hand_id ...``, from zero scores.
+
+    Hand ``h`` depends only on the keys and ``h``, so any split of a run into pieces (workers,
+    chunks) reproduces the same hands. ``games`` is unused (an empty GameArrays).
+    """
+    _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0], False,
+            out, games, record_plays)
+
+
+@njit(cache=True)
+def play_games_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, out, games,
+                  record_plays):
+    """Play whole games ``first_game_id ...``; return ``(games_done, rows_written)``.
+
+    Stops early, between games, when fewer than ``hand_cap`` rows are left in ``out``; the caller
+    continues from the next game with fresh arrays (every game depends only on its id).
+    ``out.hand_id`` holds the row; the caller renumbers hands across the run.
+    """
+    return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, True, out,
+                   games, record_plays)

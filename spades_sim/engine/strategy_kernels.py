@@ -1,13 +1,20 @@
 """Strategy decisions inside the kernel: bids and card choices of every strategy kind.
 
-A strategy is an integer kind plus a float parameter vector (``params[seat]``); the kernels
-dispatch on the kind, so a new parameter value never recompiles. ``strategies.py`` documents the
-parameters; ``reference.py`` mirrors every decision here line for line.
+A strategy is an integer kind plus a float parameter vector; the kernels dispatch on the kind,
+so a new parameter value never recompiles. ``strategies.py`` documents the parameters;
+``reference.py`` mirrors every decision here line for line.
+
+The hand state reaches these functions as scalars only (no arrays, hence no reference counting
+in the hot loop): ``bids`` and ``tricks`` are packed 8 bits per seat (an unbid seat reads 255),
+``blind`` is a bit per seat, ``params`` is the seat's parameter tuple, and the play-stream state
+is taken and returned.
 """
 
 from numba import njit
 
 from .bits import (
+    byte_of_nb,
+    flag_of_nb,
     NON_TRUMP_MASK,
     TRUMP_MASK,
     highest_card,
@@ -16,6 +23,7 @@ from .bits import (
     popcount,
     rank_of_nb,
     suit_mask_nb,
+    wrap_seat_nb,
 )
 from .layout import (
     P_ACE,
@@ -42,7 +50,7 @@ from .trick import winning_cards_nb
 @njit(cache=True, inline="always")
 def is_nil_nb(rules, bids, blind, seat):
     """The seat's bid is a nil (0 with nil on) or a blind nil (a blind 0)."""
-    return bids[seat] == 0 and (rules[R_NIL] != 0 or blind[seat] != 0)
+    return byte_of_nb(bids, seat) == 0 and (rules[R_NIL] != 0 or flag_of_nb(blind, seat) != 0)
 
 
 @njit(cache=True, inline="always")
@@ -87,7 +95,7 @@ def prefer_side_suits_nb(mask):
 
 
 @njit(cache=True, inline="always")
-def estimate_tricks_nb(params, seat, hand):
+def estimate_tricks_nb(params, hand):
     """Heuristic trick estimate of a hand (see ``strategies.py`` for the parameters).
 
     Side suits: an ace counts ``ace``, a king with at least one guard ``king``, a queen with at
@@ -106,11 +114,11 @@ def estimate_tricks_nb(params, seat, hand):
             ruff_chances += 1
         base = 13 * suit
         if cards & (1 << (base + 12)):
-            estimate += params[seat, P_ACE]
+            estimate += params[P_ACE]
         if length >= 2 and cards & (1 << (base + 11)):
-            estimate += params[seat, P_KING]
+            estimate += params[P_KING]
         if length >= 3 and cards & (1 << (base + 10)):
-            estimate += params[seat, P_QUEEN]
+            estimate += params[P_QUEEN]
     trumps = hand & TRUMP_MASK
     n_trumps = popcount(trumps)
     honours = popcount(trumps & ((1 << 52) | (1 << 53) | (1 << 51)))
@@ -120,53 +128,54 @@ def estimate_tricks_nb(params, seat, hand):
         honours += 1
     estimate += honours
     if n_trumps > 3:
-        estimate += params[seat, P_LONG_SPADE] * (n_trumps - 3)
+        estimate += params[P_LONG_SPADE] * (n_trumps - 3)
     spare = n_trumps - honours
     if spare > ruff_chances:
         spare = ruff_chances
     if spare > 0:
-        estimate += params[seat, P_RUFF] * spare
+        estimate += params[P_RUFF] * spare
     return estimate
 
 
 @njit(cache=True, inline="always")
-def choose_bid_nb(rules, kind, params, seat, hand, bids, blind, streams):
-    """The bid of ``seat`` (0..hand_size; 0 is nil where nil is on), having seen ``hand``.
+def choose_bid_nb(rules, kind, params, seat, hand, bids, state):
+    """``(bid, state)``: the bid of ``seat`` (0..hand_size; 0 is nil where nil is on).
 
-    ``bids`` is indexed by seat; seats that have not bid yet hold -1. ``random`` draws uniformly from
+    ``bids`` is packed; seats that have not bid yet read 255. ``random`` draws uniformly from
     ``bid_min..bid_max`` on the play stream (one ``bounded`` draw); ``heuristic`` bids nil when its
     estimate is at most ``nil_threshold`` with at most ``nil_max_spades`` trumps and no trump ace
     (and its partner has not bid nil), else ``round(estimate + aggression)`` within 1..hand_size.
     """
     hand_size = rules[R_HAND_SIZE]
     if kind == STRATEGY_RANDOM:
-        low = int(params[seat, P_RANDOM_BID_MIN])
-        high = int(params[seat, P_RANDOM_BID_MAX])
-        return low + bounded_nb(streams, 1, high - low + 1)
-    estimate = estimate_tricks_nb(params, seat, hand)
+        low = int(params[P_RANDOM_BID_MIN])
+        high = int(params[P_RANDOM_BID_MAX])
+        offset, state = bounded_nb(state, high - low + 1)
+        return low + offset, state
+    estimate = estimate_tricks_nb(params, hand)
     players = rules[R_PLAYERS]
-    # Unbid seats hold -1, so this sees only a nil the partner has already bid.
-    partner_nil = rules[R_PARTNERSHIP] != 0 and bids[(seat + 2) % players] == 0
+    # Unbid seats read 255, so this sees only a nil the partner has already bid.
+    partner_nil = rules[R_PARTNERSHIP] != 0 and byte_of_nb(bids, (seat + 2) & 3) == 0
     if (
         rules[R_NIL]
         and not partner_nil
-        and estimate <= params[seat, P_NIL_THRESHOLD]
-        and popcount(hand & TRUMP_MASK) <= params[seat, P_NIL_MAX_SPADES]
+        and estimate <= params[P_NIL_THRESHOLD]
+        and popcount(hand & TRUMP_MASK) <= params[P_NIL_MAX_SPADES]
         and (hand & (1 << 51)) == 0
     ):
-        return 0
-    bid = int(estimate + params[seat, P_AGGRESSION] + 0.5)
+        return 0, state
+    bid = int(estimate + params[P_AGGRESSION] + 0.5)
     if bid < 1:
         bid = 1
     if bid > hand_size:
         bid = hand_size
-    return bid
+    return bid, state
 
 
 @njit(cache=True, inline="always")
 def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, winning_card,
-                   winning_seat, bids, blind, tricks, played_mask, streams):
-    """The card ``seat`` plays from ``legal`` (a non-empty bitboard of its legal cards).
+                   winning_seat, bids, blind, tricks, played_mask, state):
+    """``(card, state)``: the card ``seat`` plays from ``legal`` (a non-empty bitboard).
 
     ``random`` picks the ``bounded(popcount(legal))``-th lowest legal card (one draw). The
     heuristic, in order of priority: a live nil bidder ducks (dumps its highest safe card); the
@@ -176,7 +185,16 @@ def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, w
     safe (bag avoidance).
     """
     if kind == STRATEGY_RANDOM:
-        return nth_card_nb(legal, bounded_nb(streams, 1, popcount(legal)))
+        index, state = bounded_nb(state, popcount(legal))
+        return nth_card_nb(legal, index), state
+    return heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card,
+                             winning_seat, bids, blind, tricks, played_mask), state
+
+
+@njit(cache=True, inline="always")
+def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card, winning_seat,
+                      bids, blind, tricks, played_mask):
+    """The heuristic's card (see ``choose_card_nb``); deterministic."""
     players = rules[R_PLAYERS]
     partnership = rules[R_PARTNERSHIP] != 0
     leading = n_in_trick == 0
@@ -186,7 +204,7 @@ def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, w
     losers = legal & ~winners
 
     # 1. Our own nil: lose every trick we can.
-    if is_nil_nb(rules, bids, blind, seat) and tricks[seat] == 0:
+    if is_nil_nb(rules, bids, blind, seat) and byte_of_nb(tricks, seat) == 0:
         if leading:
             return lowest_rank_nb(prefer_side_suits_nb(legal))
         if losers:
@@ -195,11 +213,11 @@ def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, w
 
     # 2. Partner's live nil: cover it.
     if partnership:
-        partner = (seat + 2) % 4
-        if is_nil_nb(rules, bids, blind, partner) and tricks[partner] == 0:
+        partner = (seat + 2) & 3
+        if is_nil_nb(rules, bids, blind, partner) and byte_of_nb(tricks, partner) == 0:
             if leading:
                 return highest_rank_nb(prefer_side_suits_nb(legal))
-            partner_played = (partner - leader) % players < n_in_trick
+            partner_played = wrap_seat_nb(partner - leader + players, players) < n_in_trick
             if partner_played:
                 if winning_seat == partner and winners:
                     return lowest_card(winners)
@@ -208,13 +226,13 @@ def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, w
 
     # 3. An opponent's live nil: stay under it.
     for offset in range(1, players):
-        other = (seat + offset) % players
-        if partnership and other % 2 == seat % 2:
+        other = wrap_seat_nb(seat + offset, players)
+        if partnership and (other & 1) == (seat & 1):
             continue
-        if is_nil_nb(rules, bids, blind, other) and tricks[other] == 0:
+        if is_nil_nb(rules, bids, blind, other) and byte_of_nb(tricks, other) == 0:
             if leading:
                 return lowest_rank_nb(prefer_side_suits_nb(legal))
-            other_played = (other - leader) % players < n_in_trick
+            other_played = wrap_seat_nb(other - leader + players, players) < n_in_trick
             if not other_played:
                 return lowest_rank_nb(prefer_side_suits_nb(legal))
             if winning_seat == other:
@@ -227,10 +245,10 @@ def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, w
     contract = 0
     taken = 0
     for other in range(players):
-        same_side = other == seat or (partnership and other % 2 == seat % 2)
+        same_side = other == seat or (partnership and (other & 1) == (seat & 1))
         if same_side and not is_nil_nb(rules, bids, blind, other):
-            contract += bids[other]
-            taken += tricks[other]
+            contract += byte_of_nb(bids, other)
+            taken += byte_of_nb(tricks, other)
     if taken < contract:
         if leading:
             unseen = rules[R_DECK_MASK] & ~played_mask & ~hand
@@ -241,7 +259,7 @@ def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, w
                     if (unseen & suit_mask_nb(suit) & ~((2 << top) - 1)) == 0:
                         return top
             return lowest_rank_nb(prefer_side_suits_nb(legal))
-        if partnership and winning_seat % 2 == seat % 2 and losers:
+        if partnership and (winning_seat & 1) == (seat & 1) and losers:
             return lowest_rank_nb(prefer_side_suits_nb(losers))
         if winners:
             return lowest_card(winners)

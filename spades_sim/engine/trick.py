@@ -20,18 +20,17 @@ def legal_mask_nb(rules, hand, n_in_trick, led_suit, spades_broken, trick_index)
     """
     if n_in_trick > 0:
         follow = hand & suit_mask_nb(led_suit)
-        if follow:
-            return follow
-        return hand
+        # A select, not a branch: whether a seat can follow is unpredictable.
+        return follow if follow != 0 else hand
     mode = rules[R_SPADES_LEAD]
-    if mode == SPADES_LEAD_ANYTIME or spades_broken:
-        return hand
-    if mode == SPADES_LEAD_AFTER_FIRST_TRICK and trick_index > 0:
-        return hand
     side_cards = hand & ~TRUMP_MASK
-    if side_cards:
-        return side_cards
-    return hand
+    trumps_allowed = (
+        spades_broken
+        | (mode == SPADES_LEAD_ANYTIME)
+        | ((mode == SPADES_LEAD_AFTER_FIRST_TRICK) & (trick_index > 0))
+        | (side_cards == 0)
+    )
+    return hand if trumps_allowed else side_cards
 
 
 @njit(cache=True, inline="always")
@@ -57,3 +56,13 @@ def winning_cards_nb(legal, winning_card):
     if winning_card >= 39:
         return legal & TRUMP_MASK & above
     return (legal & suit_mask_nb(suit_of_nb(winning_card)) & above) | (legal & TRUMP_MASK)
+
+
+@njit(cache=True, inline="always")
+def card_strength_nb(card, led_suit):
+    """Trick-taking strength: 0 for an off-suit non-trump, ``card + 64`` for the led suit,
+    ``card + 128`` for a trump. The highest strength in a trick wins it; written without
+    branches because the outcome is unpredictable and mispredictions dominate the hot loop.
+    """
+    strength = card + 64 if suit_of_nb(card) == led_suit else 0
+    return card + 128 if card >= 39 else strength

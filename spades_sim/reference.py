@@ -1,0 +1,683 @@
+"""Slow, readable, pure-Python twin of the numba engine: the test oracle.
+
+From the same stream keys this module reproduces the engine bit for bit: the dealt hands, the
+dealer and first leader, every bid, every play, the tricks, the score and bag counters, and for
+whole games the sequence of hands and the game results. It follows the draw contract documented in
+``engine/rng.py`` and ``engine/deal.py`` and mirrors, decision for decision, the strategies of
+``engine/strategy_kernels.py`` (floating-point sums in the same order, so ties and thresholds fall
+the same way). It never imports numba and uses plain Python ints for bitboards and the PRNG.
+
+It is also the home of the small pure rule helpers that the hand-log replay (``handlog.py``)
+reuses: :func:`legal_cards`, :func:`beats`, :func:`trick_winner`, :func:`breaks_spades`,
+:func:`is_nil` and :func:`score_hand`.
+
+Like the engine today, the simulation makes no blind bids, no bid bumps and no card exchanges
+(the strategies never choose them), does not enforce ``bids_total_not_tricks`` or
+``min_team_bid`` on the strategies' bids, and deals ``deal = "draw"`` as a plain shuffle-and-deal
+of 13 cards each. :func:`score_hand`, in contrast, implements every scoring field.
+"""
+
+from __future__ import annotations
+
+from .cards import JOKER_MASK, SUIT_MASKS, cards_of, mask_of, suit_of
+from .rules import Rules
+from .strategies import Strategy, parse_strategy
+
+# --- the draw contract (engine/rng.py) -------------------------------------------------------
+MASK64 = (1 << 64) - 1
+GOLDEN_GAMMA = 0x9E3779B97F4A7C15
+WY_INCREMENT = 0xA0761D6478BD642F
+WY_XOR = 0xE7037ED1A0B428DB
+GAME_SHIFT = 20  # game g: first dealer on key index g << 20, its hand j on (g << 20) + 1 + j
+
+# --- card sets ------------------------------------------------------------------------------
+TRUMP_MASK = SUIT_MASKS[3] | JOKER_MASK  # spades and both jokers
+NON_TRUMP_MASK = SUIT_MASKS[0] | SUIT_MASKS[1] | SUIT_MASKS[2]
+KQJ_MASK = 0
+for _suit in range(4):
+    KQJ_MASK |= 0b0111 << (13 * _suit + 9)  # J, Q, K of every suit (the misdeal check)
+ACE_OF_SPADES, KING_OF_SPADES, QUEEN_OF_SPADES = 51, 50, 49
+TWO_OF_CLUBS = 0
+
+
+def mix64(value: int) -> int:
+    """The splitmix64 finalizer on a 64-bit int."""
+    value &= MASK64
+    value = ((value ^ (value >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    value = ((value ^ (value >> 27)) * 0x94D049BB133111EB) & MASK64
+    return value ^ (value >> 31)
+
+
+class Stream:
+    """One wyrand generator, seeded for key index ``key_index`` of the stream ``key``.
+
+    >>> Stream(0, 0).bounded(52) == Stream(0, 0).bounded(52)
+    True
+    """
+
+    def __init__(self, key: int, key_index: int):
+        self.state = mix64(int(key) + (int(key_index) + 1) * GOLDEN_GAMMA)
+
+    def next_u64(self) -> int:
+        """Next 64-bit output: the 128-bit product of the state and ``state ^ WY_XOR``, folded."""
+        self.state = (self.state + WY_INCREMENT) & MASK64
+        product = self.state * (self.state ^ WY_XOR)
+        return (product >> 64) ^ (product & MASK64)
+
+    def bounded(self, n: int) -> int:
+        """Uniform int in ``0..n-1``: Lemire's method on the upper 32 bits of one output."""
+        product = (self.next_u64() >> 32) * n
+        low = product & 0xFFFFFFFF
+        if low < n:
+            threshold = ((1 << 32) - n) % n
+            while low < threshold:
+                product = (self.next_u64() >> 32) * n
+                low = product & 0xFFFFFFFF
+        return product >> 32
+
+
+# --- cards and tricks ------------------------------------------------------------------------
+def suit_cards(mask: int, suit: int) -> int:
+    """The cards of ``suit`` in ``mask``; the spade suit includes the jokers."""
+    if suit == 3:
+        return mask & TRUMP_MASK
+    return mask & SUIT_MASKS[suit]
+
+
+def rank_of(card: int) -> int:
+    """Rank 0..12 (2..A); LJ = 13 and BJ = 14 outrank every card."""
+    return card - 39 if card >= 52 else card % 13
+
+
+def lowest(mask: int) -> int:
+    """Lowest card index of a non-empty mask."""
+    return (mask & -mask).bit_length() - 1
+
+
+def highest(mask: int) -> int:
+    """Highest card index of a non-empty mask."""
+    return mask.bit_length() - 1
+
+
+def legal_cards(rules: Rules, hand_mask: int, led_suit: int | None, spades_broken: bool,
+                trick_index: int) -> int:
+    """Bitboard of the cards of ``hand_mask`` that may be played now.
+
+    Parameters
+    ----------
+    rules : Rules
+        The rule variant (``spades_lead`` and ``first_leader`` matter here).
+    hand_mask : int
+        The cards the seat holds now.
+    led_suit : int or None
+        Suit of the card led to this trick (0..3, jokers are spades), or None when leading.
+    spades_broken : bool
+        Whether spades are broken before this play.
+    trick_index : int
+        0-based index of the trick.
+
+    Returns
+    -------
+    int
+        A bitboard: following, the cards of the led suit if any, else the whole hand; leading,
+        trumps only where ``spades_lead`` allows it or when the hand holds nothing else, and
+        under ``first_leader = "two_of_clubs"`` only the 2C to the first trick (empty when the
+        seat does not hold it).
+
+    Examples
+    --------
+    >>> from spades_sim.rules import preset
+    >>> hand = mask_of([0, 40])  # 2C and 3S
+    >>> cards_of(legal_cards(preset("classic"), hand, None, False, 3))
+    [0]
+    >>> cards_of(legal_cards(preset("classic"), hand, 3, False, 3))
+    [40]
+    """
+    if led_suit is not None:
+        follow = suit_cards(hand_mask, led_suit)
+        return follow if follow else hand_mask
+    if rules.first_leader == "two_of_clubs" and trick_index == 0:
+        return hand_mask & (1 << TWO_OF_CLUBS)
+    if rules.spades_lead == "anytime" or spades_broken:
+        return hand_mask
+    if rules.spades_lead == "after_first_trick" and trick_index > 0:
+        return hand_mask
+    side_cards = hand_mask & NON_TRUMP_MASK
+    return side_cards if side_cards else hand_mask
+
+
+def beats(card: int, winning_card: int) -> bool:
+    """True when ``card`` takes the trick from ``winning_card``.
+
+    A trump (spade or joker) beats any non-trump and every lower trump; otherwise only a higher
+    card of the same suit wins.
+
+    >>> beats(39, 12), beats(11, 12), beats(25, 12)
+    (True, False, False)
+    """
+    card_trump = card >= 39
+    winner_trump = winning_card >= 39
+    if card_trump:
+        return (not winner_trump) or card > winning_card
+    if winner_trump:
+        return False
+    return suit_of(card) == suit_of(winning_card) and card > winning_card
+
+
+def trick_winner(cards) -> int:
+    """Position (0 = the lead) of the card that wins a trick of ``cards`` in play order.
+
+    >>> trick_winner([5, 12, 40, 3])
+    2
+    """
+    best = 0
+    for position in range(1, len(cards)):
+        if beats(cards[position], cards[best]):
+            best = position
+    return best
+
+
+def breaks_spades(rules: Rules, card: int, position: int, led_suit: int | None,
+                  hand_mask: int) -> bool:
+    """Whether playing ``card`` breaks spades.
+
+    ``position`` is the 0-based place in the trick, ``led_suit`` the suit led (None when
+    leading), ``hand_mask`` the hand before the play. A trump played on another suit's lead
+    breaks spades; with ``broken_by_forced_lead``, so does a trump led from an all-trump hand.
+    """
+    if card < 39:
+        return False
+    if position == 0:
+        return rules.broken_by_forced_lead and (hand_mask & NON_TRUMP_MASK) == 0
+    return led_suit != 3
+
+
+def is_misdeal(hand_mask: int) -> bool:
+    """A hand with no trump or no K, Q or J (``misdeal_redeal``)."""
+    return (hand_mask & TRUMP_MASK) == 0 or (hand_mask & KQJ_MASK) == 0
+
+
+def is_nil(rules: Rules, bid: int, blind: bool) -> bool:
+    """A bid of 0 is nil where ``nil`` is on; a blind 0 is always a (blind) nil."""
+    return bid == 0 and (rules.nil or bool(blind))
+
+
+# --- scoring --------------------------------------------------------------------------------
+def score_side(rules: Rules, side: int, bids, blind, tricks, bags_before: int) -> tuple[int, int]:
+    """Points and bag counter after the hand for one side: ``(delta, bags_after)``."""
+    contract = 0
+    contract_tricks = 0
+    points = 0
+    bags = 0
+    nil_count = 0
+    nils_made = 0
+    nil_bonus_sum = 0
+    nil_points = 0
+    for seat in range(rules.players):
+        if rules.side_of(seat) != side:
+            continue
+        if is_nil(rules, bids[seat], blind[seat]):
+            bonus = rules.blind_nil_bonus if blind[seat] else rules.nil_bonus
+            nil_count += 1
+            nil_bonus_sum += bonus
+            if tricks[seat] == 0:
+                nils_made += 1
+                nil_points += bonus
+            else:
+                nil_points -= bonus
+                if rules.failed_nil_tricks == "count_toward_bid":
+                    contract_tricks += tricks[seat]
+                else:  # bags_only: each trick of a failed nil is a 1-point bag
+                    points += tricks[seat]
+                    bags += tricks[seat]
+        else:
+            contract += bids[seat]
+            contract_tricks += tricks[seat]
+            if blind[seat] and bids[seat] > 0:  # a blind number bid, made exactly or lost
+                blind_bonus = rules.blind_bid_bonus_per_trick * bids[seat]
+                points += blind_bonus if tricks[seat] == bids[seat] else -blind_bonus
+    if nil_count == 2:  # both partners nil
+        if rules.double_nil == "additive":
+            points += nil_points
+        elif rules.double_nil == "fixed":
+            if nils_made == 2:
+                points += rules.double_nil_bonus
+            elif nils_made == 0:
+                points -= rules.double_nil_bonus
+        elif nils_made == 2:  # doubled_no_penalty
+            points += 2 * nil_bonus_sum
+    else:
+        points += nil_points
+    if contract > 0:
+        big = rules.ten_for_two_hundred and contract >= 10
+        if contract_tricks >= contract:
+            overtricks = contract_tricks - contract
+            points += (200 if big else 10 * contract) + overtricks * rules.overtrick_points
+            bags += overtricks
+        elif big:
+            points -= 200
+        elif rules.set_penalty == "per_bid":
+            points -= 10 * contract
+        else:  # per_trick_short
+            points -= 10 * (contract - contract_tricks)
+    else:
+        # A side with no contract takes every contract trick as an overtrick.
+        points += contract_tricks * rules.overtrick_points
+        bags += contract_tricks
+    bags_after = bags_before + bags
+    if rules.bag_limit > 0:
+        while bags_after >= rules.bag_limit:
+            points -= rules.bag_penalty
+            bags_after -= rules.bag_limit
+    return points, bags_after
+
+
+def score_hand(rules: Rules, bids, blind, tricks, bags_before) -> tuple[list[int], list[int]]:
+    """Score one hand per side (``../shared/spec/rules.md``, "Scoring one hand, per side").
+
+    Parameters
+    ----------
+    rules : Rules
+        The rule variant; every scoring field is honoured.
+    bids, blind, tricks : sequence of int (or bool for ``blind``), one per seat
+        Final bids (after any bump), whether each bid was blind, tricks won.
+    bags_before : sequence of int, one per side
+        Bag counters before the hand.
+
+    Returns
+    -------
+    (list of int, list of int)
+        Per side (``rules.n_sides``): the points of this hand (bag penalties included) and the
+        bag counter after the hand.
+
+    Examples
+    --------
+    >>> from spades_sim.rules import preset
+    >>> score_hand(preset("classic"), [4, 3, 0, 3], [0, 0, 0, 0], [5, 3, 0, 5], [0, 0])
+    ([141, 62], [1, 2])
+    """
+    deltas, bags_after = [], []
+    for side in range(rules.n_sides):
+        delta, bags = score_side(rules, side, bids, blind, tricks, int(bags_before[side]))
+        deltas.append(delta)
+        bags_after.append(bags)
+    return deltas, bags_after
+
+
+def game_over(rules: Rules, scores, n_hands: int) -> tuple[bool, int]:
+    """``(over, winner)`` after ``n_hands`` hands of a game; winner -1 is a tie or a draw.
+
+    A unique highest score at or over the target wins (a tie there plays on); a side at or below
+    ``mercy`` ends the game; ``max_hands`` ends it; ``hand_cap`` ends it as a draw.
+    """
+    top = max(scores)
+    n_top = scores.count(top)
+    unique_leader = scores.index(top) if n_top == 1 else -1
+    if top >= rules.target and n_top == 1:
+        return True, unique_leader
+    if rules.mercy is not None and min(scores) <= rules.mercy:
+        return True, unique_leader
+    if rules.max_hands is not None and n_hands >= rules.max_hands:
+        return True, unique_leader
+    if n_hands >= rules.hand_cap:
+        return True, -1
+    return False, -1
+
+
+# --- dealing --------------------------------------------------------------------------------
+def deal(rules: Rules, stream: Stream) -> list[int]:
+    """Shuffle and deal on the deal stream; one bitboard per seat (``engine/deal.py``).
+
+    The deck in ascending index order, then Fisher-Yates from the top: for ``i = n-1 .. 1`` swap
+    ``deck[i]`` with ``deck[bounded(i + 1)]``; seat ``s`` gets ``deck[s*hand_size:(s+1)*hand_size]``.
+    With ``misdeal_redeal`` the whole deal repeats on the same stream while a hand is a misdeal.
+    """
+    size = rules.hand_size
+    while True:
+        deck = cards_of(rules.deck_mask)
+        for i in range(len(deck) - 1, 0, -1):
+            j = stream.bounded(i + 1)
+            deck[i], deck[j] = deck[j], deck[i]
+        hands = [mask_of(deck[seat * size:(seat + 1) * size]) for seat in range(rules.players)]
+        if not rules.misdeal_redeal or not any(is_misdeal(hand) for hand in hands):
+            return hands
+
+
+# --- strategies (engine/strategy_kernels.py) --------------------------------------------------
+def lowest_rank(mask: int) -> int:
+    """The card of lowest rank in ``mask`` (ties: the lowest suit)."""
+    best_card, best_rank = -1, 99
+    for suit in range(4):
+        cards = suit_cards(mask, suit)
+        if cards:
+            card = lowest(cards)
+            if rank_of(card) < best_rank:
+                best_card, best_rank = card, rank_of(card)
+    return best_card
+
+
+def highest_rank(mask: int) -> int:
+    """The card of highest rank in ``mask`` (ties: the lowest suit)."""
+    best_card, best_rank = -1, -1
+    for suit in range(4):
+        cards = suit_cards(mask, suit)
+        if cards:
+            card = highest(cards)
+            if rank_of(card) > best_rank:
+                best_card, best_rank = card, rank_of(card)
+    return best_card
+
+
+def prefer_side_suits(mask: int) -> int:
+    """The non-trumps of ``mask`` when it has any, else ``mask``."""
+    side_cards = mask & NON_TRUMP_MASK
+    return side_cards if side_cards else mask
+
+
+def winning_cards(legal: int, winning_card: int) -> int:
+    """The cards of ``legal`` that would take the lead from ``winning_card`` now."""
+    above = ~((2 << winning_card) - 1)
+    if winning_card >= 39:
+        return legal & TRUMP_MASK & above
+    return (suit_cards(legal, suit_of(winning_card)) & above) | (legal & TRUMP_MASK)
+
+
+def estimate_tricks(params: dict, hand: int) -> float:
+    """The heuristic's trick estimate (same terms, same order as the kernel)."""
+    estimate = 0.0
+    ruff_chances = 0
+    for suit in range(3):
+        cards = suit_cards(hand, suit)
+        length = cards.bit_count()
+        if length == 0:
+            ruff_chances += 2
+        elif length == 1:
+            ruff_chances += 1
+        base = 13 * suit
+        if cards & (1 << (base + 12)):
+            estimate += params["ace"]
+        if length >= 2 and cards & (1 << (base + 11)):
+            estimate += params["king"]
+        if length >= 3 and cards & (1 << (base + 10)):
+            estimate += params["queen"]
+    trumps = hand & TRUMP_MASK
+    n_trumps = trumps.bit_count()
+    honours = (trumps & (JOKER_MASK | (1 << ACE_OF_SPADES))).bit_count()
+    if n_trumps >= 2 and trumps & (1 << KING_OF_SPADES):
+        honours += 1
+    if n_trumps >= 3 and trumps & (1 << QUEEN_OF_SPADES):
+        honours += 1
+    estimate += honours
+    if n_trumps > 3:
+        estimate += params["long_spade"] * (n_trumps - 3)
+    spare = min(n_trumps - honours, ruff_chances)
+    if spare > 0:
+        estimate += params["ruff"] * spare
+    return estimate
+
+
+def choose_bid(rules: Rules, strategy: Strategy, seat: int, hand: int, bids: list[int],
+               play_stream: Stream) -> int:
+    """The bid of ``seat`` having seen ``hand``; ``bids`` holds -1 for seats yet to bid."""
+    params = strategy.params
+    if strategy.name == "random":
+        low, high = int(params["bid_min"]), int(params["bid_max"])
+        return low + play_stream.bounded(high - low + 1)
+    estimate = estimate_tricks(params, hand)
+    partner_nil = rules.partnership and bids[(seat + 2) % rules.players] == 0
+    if (
+        rules.nil
+        and not partner_nil
+        and estimate <= params["nil_threshold"]
+        and (hand & TRUMP_MASK).bit_count() <= params["nil_max_spades"]
+        and not hand & (1 << ACE_OF_SPADES)
+    ):
+        return 0
+    return min(max(int(estimate + params["aggression"] + 0.5), 1), rules.hand_size)
+
+
+def _is_live_nil(rules, bids, blind, tricks, seat) -> bool:
+    return is_nil(rules, bids[seat], blind[seat]) and tricks[seat] == 0
+
+
+def choose_card(rules: Rules, strategy: Strategy, seat: int, hand: int, legal: int,
+                position: int, leader: int, winning_card: int, winning_seat: int, bids, blind,
+                tricks, played_mask: int, play_stream: Stream) -> int:
+    """The card ``seat`` plays from the non-empty bitboard ``legal``.
+
+    ``position`` is the place in the trick (0 = leading); ``played_mask`` every card played so
+    far this hand. The heuristic's priorities: its own live nil ducks; a partner's live nil is
+    covered; an opponent's live nil is played under; else it wins cheaply while its side still
+    needs tricks and ducks once the contract is safe.
+    """
+    if strategy.name == "random":
+        return cards_of(legal)[play_stream.bounded(legal.bit_count())]
+    players = rules.players
+    leading = position == 0
+    winners = 0 if leading else winning_cards(legal, winning_card)
+    losers = legal & ~winners
+
+    # 1. Our own live nil: lose every trick we can.
+    if _is_live_nil(rules, bids, blind, tricks, seat):
+        if leading:
+            return lowest_rank(prefer_side_suits(legal))
+        if losers:
+            return highest_rank(prefer_side_suits(losers))
+        return lowest(winners)
+
+    # 2. Partner's live nil: cover it.
+    if rules.partnership:
+        partner = (seat + 2) % 4
+        if _is_live_nil(rules, bids, blind, tricks, partner):
+            if leading:
+                return highest_rank(prefer_side_suits(legal))
+            partner_played = (partner - leader) % players < position
+            if partner_played:
+                if winning_seat == partner and winners:
+                    return lowest(winners)
+            elif winners:
+                return highest(winners)
+
+    # 3. An opponent's live nil (the first one clockwise): stay under it.
+    for offset in range(1, players):
+        other = (seat + offset) % players
+        if rules.partnership and other % 2 == seat % 2:
+            continue
+        if _is_live_nil(rules, bids, blind, tricks, other):
+            if leading:
+                return lowest_rank(prefer_side_suits(legal))
+            if not (other - leader) % players < position:
+                return lowest_rank(prefer_side_suits(legal))
+            if winning_seat == other:
+                if losers:
+                    return highest_rank(prefer_side_suits(losers))
+                return lowest(winners)
+            break
+
+    # 4. Our contract.
+    contract = taken = 0
+    for other in range(players):
+        same_side = other == seat or (rules.partnership and other % 2 == seat % 2)
+        if same_side and not is_nil(rules, bids[other], blind[other]):
+            contract += bids[other]
+            taken += tricks[other]
+    if taken < contract:
+        if leading:
+            unseen = rules.deck_mask & ~played_mask & ~hand
+            for suit in range(4):
+                cards = suit_cards(legal, suit)
+                if cards:
+                    top = highest(cards)
+                    if not suit_cards(unseen, suit) & ~((2 << top) - 1):
+                        return top  # a master card
+            return lowest_rank(prefer_side_suits(legal))
+        if rules.partnership and winning_seat % 2 == seat % 2 and losers:
+            return lowest_rank(prefer_side_suits(losers))
+        if winners:
+            return lowest(winners)
+        return lowest_rank(prefer_side_suits(losers))
+    if leading:
+        return lowest_rank(prefer_side_suits(legal))
+    if losers:
+        return highest_rank(prefer_side_suits(losers))
+    return lowest(winners)
+
+
+# --- one hand, many hands, whole games ----------------------------------------------------------
+def play_hand(rules: Rules, strategies, deal_key: int, play_key: int, key_index: int, dealer: int,
+              score_before, bags_before) -> dict:
+    """Deal, bid, play and score one hand (``engine/simulate.py: play_hand_nb``).
+
+    Returns a dict with the hand-log fields (``hand_id`` and ``game_id`` are left to the caller)
+    plus ``first_leader``; ``hands`` are the dealt bitboards, ``plays`` ``(seat, card)`` pairs.
+    """
+    players = rules.players
+    deal_stream = Stream(deal_key, key_index)
+    play_stream = Stream(play_key, key_index)
+    dealt = deal(rules, deal_stream)
+    hands = list(dealt)
+    bids = [-1] * players
+    blind = [False] * players
+    tricks = [0] * players
+
+    # Bidding: one round, clockwise from the dealer's left.
+    for turn in range(players):
+        seat = (dealer + 1 + turn) % players
+        bid = choose_bid(rules, strategies[seat], seat, hands[seat], bids, play_stream)
+        if not 0 <= bid <= rules.hand_size:
+            raise ValueError(f"strategy returned the bid {bid} for seat {seat}")
+        bids[seat] = bid
+
+    # First leader; first_leader = random draws on the deal stream, after the deal.
+    if rules.first_leader == "dealer_left":
+        leader = (dealer + 1) % players
+    elif rules.first_leader == "random":
+        leader = deal_stream.bounded(players)
+    else:  # two_of_clubs: its holder leads it
+        leader = next(seat for seat in range(players) if hands[seat] & (1 << TWO_OF_CLUBS))
+    first_leader = leader
+
+    plays = []
+    played_mask = 0
+    spades_broken = False
+    for trick_index in range(rules.hand_size):
+        led_suit = None
+        winning_card = winning_seat = -1
+        for position in range(players):
+            seat = (leader + position) % players
+            hand = hands[seat]
+            legal = legal_cards(rules, hand, led_suit, spades_broken, trick_index)
+            card = choose_card(rules, strategies[seat], seat, hand, legal, position, leader,
+                               winning_card, winning_seat, bids, blind, tricks, played_mask,
+                               play_stream)
+            if not legal >> card & 1:
+                raise ValueError(f"strategy chose the illegal card {card} for seat {seat}")
+            if breaks_spades(rules, card, position, led_suit, hand):
+                spades_broken = True
+            hands[seat] = hand & ~(1 << card)
+            played_mask |= 1 << card
+            plays.append((seat, card))
+            if position == 0:
+                led_suit = suit_of(card)
+                winning_card, winning_seat = card, seat
+            elif beats(card, winning_card):
+                winning_card, winning_seat = card, seat
+        tricks[winning_seat] += 1
+        leader = winning_seat
+
+    score_delta, bags_after = score_hand(rules, bids, blind, tricks, bags_before)
+    return {
+        "dealer": dealer,
+        "first_leader": first_leader,
+        "hands": dealt,
+        "blind": blind,
+        "bids": bids,
+        "bumped": [False] * players,
+        "exchange": [],
+        "plays": plays,
+        "tricks": tricks,
+        "score_before": [int(score) for score in score_before],
+        "bags_before": [int(bags) for bags in bags_before],
+        "score_delta": score_delta,
+        "bags_after": bags_after,
+    }
+
+
+def _keys_and_strategies(rules: Rules, strategies, seed: int):
+    from .api import stream_keys
+
+    strategies = [parse_strategy(strategy) for strategy in strategies]
+    if len(strategies) != rules.players:
+        raise ValueError(f"{len(strategies)} strategies for {rules.players} seats")
+    for strategy in strategies:
+        if strategy.name == "random" and strategy.params["bid_max"] > rules.hand_size:
+            raise ValueError(f"strategy {strategy}: bid_max is above the hand size")
+    deal_key, play_key = stream_keys(seed)
+    return int(deal_key), int(play_key), strategies
+
+
+def simulate_hands(rules: Rules, strategies, n_hands: int, seed: int,
+                   first_hand_id: int = 0) -> list[dict]:
+    """Independent hands from zero scores, as ``api.simulate_hands`` plays them.
+
+    Parameters
+    ----------
+    rules : Rules
+    strategies : list of Strategy (or strategy texts), one per seat
+    n_hands : int
+    seed : int
+        Run seed; the stream keys come from ``api.stream_keys(seed)``.
+    first_hand_id : int
+        Id of the first hand: hand ``h`` uses key index ``h`` and dealer ``h % players``.
+
+    Returns
+    -------
+    list of dict
+        One dict per hand with the keys of :func:`play_hand` plus ``hand_id`` and ``game_id``
+        (None: independent hands).
+    """
+    deal_key, play_key, strategies = _keys_and_strategies(rules, strategies, seed)
+    zeros = [0] * rules.n_sides
+    result = []
+    for hand_id in range(first_hand_id, first_hand_id + n_hands):
+        hand = play_hand(rules, strategies, deal_key, play_key, hand_id,
+                         hand_id % rules.players, zeros, zeros)
+        result.append({"hand_id": hand_id, "game_id": None, **hand})
+    return result
+
+
+def play_games(rules: Rules, strategies, n_games: int, seed: int) -> tuple[list[dict], list[dict]]:
+    """Whole games ``0 .. n_games-1``, as ``api.play_games`` plays them.
+
+    Game ``g`` draws its first dealer with ``bounded(players)`` on deal-stream key index
+    ``g << 20`` and plays its hand ``j`` on key index ``(g << 20) + 1 + j``; the deal passes left.
+
+    Returns
+    -------
+    (list of dict, list of dict)
+        The hands (as :func:`simulate_hands`, ``hand_id`` numbered through the run, ``game_id``
+        set) and one dict per game: ``game_id``, ``first_dealer``, ``n_hands``, ``winner``
+        (winning side, -1 for a tie or a draw), ``final_score``, ``final_bags`` (per side).
+    """
+    deal_key, play_key, strategies = _keys_and_strategies(rules, strategies, seed)
+    hands, games = [], []
+    for game_id in range(n_games):
+        base = game_id << GAME_SHIFT
+        dealer = first_dealer = Stream(deal_key, base).bounded(rules.players)
+        scores = [0] * rules.n_sides
+        bags = [0] * rules.n_sides
+        n_hands = 0
+        while True:
+            hand = play_hand(rules, strategies, deal_key, play_key, base + 1 + n_hands, dealer,
+                             scores, bags)
+            hands.append({"hand_id": len(hands), "game_id": game_id, **hand})
+            scores = [score + delta for score, delta in zip(scores, hand["score_delta"])]
+            bags = list(hand["bags_after"])
+            n_hands += 1
+            dealer = (dealer + 1) % rules.players
+            over, winner = game_over(rules, scores, n_hands)
+            if over:
+                break
+        games.append({"game_id": game_id, "first_dealer": first_dealer, "n_hands": n_hands,
+                      "winner": winner, "final_score": scores, "final_bags": bags})
+    return hands, games
