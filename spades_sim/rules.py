@@ -1,4 +1,4 @@
-"""Rules as data: the frozen, validated ``Rules`` dataclass, the named presets, and the kernel tuple.
+"""Rules as data: the frozen, validated ``Rules`` dataclass, the named presets, the kernel tuple.
 
 Every field of ``../shared/spec/rules.md`` is a field here with the default of ``classic``. A rule
 value reaches the kernels only through :meth:`Rules.kernel_tuple` (a tuple of int64 laid out as

@@ -7,7 +7,6 @@
 from numba import njit
 
 from .bits import byte_of_nb, flag_of_nb
-
 from .layout import (
     DOUBLE_NIL_ADDITIVE,
     DOUBLE_NIL_FIXED,

@@ -151,7 +151,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     seat = wrap_seat_nb(leader + k, players)
                     hand = hands[seat]
                     legal = legal_mask_nb(rules, hand, k, led_suit, spades_broken, trick_index)
-                    if trick_index == 0 and k == 0 and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS:
+                    if (trick_index == 0 and k == 0
+                            and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS):
                         legal = 1  # two_of_clubs: the 2C itself is the first lead
                     card, play_state = choose_card_nb(
                         rules, kinds[seat], params[seat], seat, hand, legal, k, leader,

@@ -13,10 +13,10 @@ is taken and returned.
 from numba import njit
 
 from .bits import (
-    byte_of_nb,
-    flag_of_nb,
     NON_TRUMP_MASK,
     TRUMP_MASK,
+    byte_of_nb,
+    flag_of_nb,
     highest_card,
     lowest_card,
     nth_card_nb,
@@ -153,7 +153,6 @@ def choose_bid_nb(rules, kind, params, seat, hand, bids, state):
         offset, state = bounded_nb(state, high - low + 1)
         return low + offset, state
     estimate = estimate_tricks_nb(params, hand)
-    players = rules[R_PLAYERS]
     # Unbid seats read 255, so this sees only a nil the partner has already bid.
     partner_nil = rules[R_PARTNERSHIP] != 0 and byte_of_nb(bids, (seat + 2) & 3) == 0
     if (

@@ -1,0 +1,1 @@
+"""Analysis: tidy frames from result arrays, metrics with confidence intervals, summaries."""

@@ -1,0 +1,123 @@
+"""`spades-sim bench`: warm hands per second per core, compile time reported apart.
+
+Each worker process compiles (or loads) the kernel on a small warm-up batch, checks that batch
+(every hand's tricks sum to the hand size, every score equals the scoring function applied to the
+record), then plays its share of hands in chunks into pre-allocated record arrays: all per-hand
+records are written and summed per chunk, none skipped. Only the chunk loop is timed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from . import records
+from .api import _kernel_strategies, stream_keys
+from .rules import Rules
+from .strategies import Strategy
+
+CHUNK = 1 << 20
+HISTORY = Path(__file__).resolve().parent.parent / "benchmarks" / "history.jsonl"
+
+
+def _check_chunk(rules: Rules, out) -> None:
+    from .engine.scoring import score_hand_nb
+
+    players, n_sides = rules.players, rules.n_sides
+    tricks = out.tricks[:, :players].astype(np.int64).sum(axis=1)
+    if not np.all(tricks == rules.hand_size):
+        raise AssertionError("bench check failed: tricks do not sum to the hand size")
+    rules_tuple = rules.kernel_tuple()
+    delta = np.zeros(4, np.int64)
+    bags = np.zeros(4, np.int64)
+    for row in range(min(len(out.hand_id), 2000)):
+        score_hand_nb(rules_tuple, out.bids[row].astype(np.int64), out.blind[row].astype(np.int64),
+                      out.tricks[row].astype(np.int64), out.bags_before[row].astype(np.int64),
+                      delta, bags)
+        if not np.array_equal(delta[:n_sides], out.score_delta[row, :n_sides]):
+            raise AssertionError(f"bench check failed: hand {row} scored inconsistently")
+
+
+def _worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> dict:
+    from .engine.simulate import simulate_hands_nb
+
+    kinds, params = _kernel_strategies(strategies, rules)
+    deal_key, play_key = stream_keys(seed)
+    rules_tuple = rules.kernel_tuple()
+    no_games = records.allocate_games(0)
+    started = time.perf_counter()
+    warm = records.allocate_hands(4096, False)
+    simulate_hands_nb(rules_tuple, kinds, params, deal_key, play_key, first, warm, no_games, False)
+    compile_seconds = time.perf_counter() - started
+    _check_chunk(rules, warm)
+    chunk = min(CHUNK, max(n_hands, 1))
+    out = records.allocate_hands(chunk, False)
+    for array in out:
+        array.fill(0)  # touch the pages before timing
+    checksum = 0
+    done = 0
+    started = time.perf_counter()
+    while done < n_hands:
+        count = min(chunk, n_hands - done)
+        view = records.take(out, count)
+        simulate_hands_nb(rules_tuple, kinds, params, deal_key, play_key, first + done, view,
+                          no_games, False)
+        checksum += int(view.score_delta.sum())
+        done += count
+    seconds = time.perf_counter() - started
+    return {"hands": n_hands, "seconds": seconds, "compile_seconds": compile_seconds,
+            "checksum": checksum}
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def run_bench(rules: Rules, strategies: list[Strategy], n_hands: int, jobs: int,
+              seed: int = 0, record_history: bool = True) -> dict:
+    """Measure; returns the result object that ``--json`` prints."""
+    shares = [n_hands // jobs + (1 if i < n_hands % jobs else 0) for i in range(jobs)]
+    firsts = np.concatenate([[0], np.cumsum(shares)[:-1]]).astype(int)
+    if jobs == 1:
+        results = [_worker(rules, strategies, seed, 0, n_hands)]
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=jobs)(
+            delayed(_worker)(rules, strategies, seed, int(first), share)
+            for first, share in zip(firsts, shares)
+        )
+    per_core = [r["hands"] / r["seconds"] for r in results if r["seconds"] > 0]
+    wall = max(r["seconds"] for r in results)
+    result = {
+        "strategies": [str(s) for s in strategies],
+        "rules": rules.preset_name,
+        "hands": n_hands,
+        "jobs": jobs,
+        "hands_per_second": float(np.mean(per_core)) if per_core else 0.0,
+        "hands_per_second_total": n_hands / wall if wall > 0 else 0.0,
+        "compile_seconds": max(r["compile_seconds"] for r in results),
+        "checksum": sum(r["checksum"] for r in results),
+        "commit": _commit(),
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": f"{platform.machine()} {os.cpu_count()} cpus",
+    }
+    if record_history:
+        try:
+            HISTORY.parent.mkdir(parents=True, exist_ok=True)
+            with HISTORY.open("a") as handle:
+                handle.write(json.dumps(result) + "\n")
+        except OSError:
+            pass
+    return result

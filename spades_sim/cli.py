@@ -1,0 +1,252 @@
+"""The `spades-sim` command: simulate, games, replay, bench, rules, strategies.
+
+Bad arguments and bad input get one line on standard error naming what is wrong, and exit
+status 2 (1 for `replay` when some input line is bad); never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import __version__
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage dump) and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+class UserError(Exception):
+    """A problem with the user's input; printed as one line."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} must be 0 or more")
+    return value
+
+
+def _add_rules(parser):
+    parser.add_argument("--rules", default="classic", metavar="PRESET",
+                        help="rule preset (see `spades-sim rules`); default classic")
+    parser.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE",
+                        help="override one rule field (repeatable)")
+
+
+def _add_strategy(parser):
+    parser.add_argument("--strategy", action="append", metavar="SPEC",
+                        help="NAME[:param=value,...]; once for every seat or once per seat "
+                             "(default heuristic)")
+
+
+def _build(args):
+    from .rules import build_rules
+    from .strategies import seat_strategies
+
+    rules = build_rules(args.rules, args.rule)
+    strategies = seat_strategies(args.strategy or ["heuristic"], rules.players)
+    return rules, strategies
+
+
+def _write_log(path, run):
+    from .handlog import write_log
+
+    write_log(path, run)
+
+
+def cmd_simulate(args):
+    from .analysis.summary import format_table, side_summary
+    from .api import simulate_hands
+
+    rules, strategies = _build(args)
+    run = simulate_hands(rules, strategies, args.hands, args.seed, jobs=args.jobs,
+                         record_plays=bool(args.log))
+    if args.log:
+        _write_log(args.log, run)
+    table = side_summary(run)
+    if args.json:
+        print(table.reset_index().to_json(orient="records"))
+        return 0
+    print(f"{args.hands} independent hands, rules {rules.preset_name}, seed {args.seed}; "
+          f"seats: {', '.join(str(s) for s in strategies)}")
+    print(format_table(table))
+    if args.log:
+        print(f"hand log: {args.log}")
+    return 0
+
+
+def cmd_games(args):
+    from .analysis.summary import format_table, game_summary, side_summary
+    from .api import play_games
+
+    rules, strategies = _build(args)
+    run = play_games(rules, strategies, args.games, args.seed, jobs=args.jobs,
+                     record_plays=bool(args.log))
+    if args.log:
+        _write_log(args.log, run)
+    games = game_summary(run)
+    if args.json:
+        print(json.dumps({"games": games.reset_index().to_dict(orient="records"),
+                          "ties": games.attrs["ties"], "mean_hands": games.attrs["mean_hands"]}))
+        return 0
+    print(f"{args.games} games to {rules.target}, rules {rules.preset_name}, seed {args.seed}; "
+          f"seats: {', '.join(str(s) for s in strategies)}")
+    print(format_table(games))
+    print(f"ties/draws: {games.attrs['ties']}; mean hands per game: "
+          f"{games.attrs['mean_hands']:.2f}")
+    print()
+    print(format_table(side_summary(run)))
+    if args.log:
+        print(f"hand log: {args.log}")
+    return 0
+
+
+def cmd_replay(args):
+    from .handlog import replay_file
+
+    if args.file != "-":
+        with open(args.file, "rb"):
+            pass  # an unreadable file is an argument error (status 2), not a bad line
+    return replay_file(args.file, sys.stdout, sys.stderr)
+
+
+def cmd_bench(args):
+    from .bench import run_bench
+
+    rules, strategies = _build(args)
+    result = run_bench(rules, strategies, args.hands, args.jobs, seed=args.seed,
+                       record_history=not args.no_history)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"{result['hands']} hands, {', '.join(result['strategies'])}, rules {result['rules']}, "
+          f"{result['jobs']} job(s)")
+    print(f"warm hands/s per core: {result['hands_per_second']:,.0f}")
+    print(f"warm hands/s in all:   {result['hands_per_second_total']:,.0f}")
+    print(f"compile (or cache load) and warm-up: {result['compile_seconds']:.2f} s")
+    return 0
+
+
+def cmd_rules(args):
+    from .rules import FIELD_DOCS, FIELD_NAMES, PRESET_SOURCES, PRESETS, build_rules
+
+    if args.preset is None:
+        width = max(map(len, PRESETS))
+        for name in PRESETS:
+            changed = ", ".join(f"{k}={v}" for k, v in PRESETS[name].items()) or "(the base)"
+            print(f"{name:<{width}}  {PRESET_SOURCES[name]}: {changed}")
+        return 0
+    rules = build_rules(args.preset, args.rule)
+    width = max(map(len, FIELD_NAMES))
+    print(f"preset {args.preset} ({PRESET_SOURCES[args.preset]})")
+    for field in FIELD_NAMES:
+        value = getattr(rules, field)
+        if value is None:
+            text = "null"
+        else:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+        print(f"{field:<{width}}  {text:<16}  {FIELD_DOCS[field]}")
+    return 0
+
+
+def cmd_strategies(args):
+    from .strategies import KINDS
+
+    for kind in KINDS.values():
+        print(f"{kind.name}: {kind.doc}")
+        for param in kind.params:
+            default = int(param.default) if float(param.default).is_integer() else param.default
+            print(f"    {param.name} = {default}    {param.doc}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="spades-sim", description="Monte Carlo simulation of Spades.")
+    parser.add_argument("--version", action="version", version=f"spades-sim {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    simulate = sub.add_parser("simulate", help="play independent hands and summarise them")
+    _add_rules(simulate)
+    _add_strategy(simulate)
+    simulate.add_argument("--hands", type=_positive_int, default=100_000)
+    simulate.add_argument("--seed", type=_seed, default=0)
+    simulate.add_argument("--jobs", type=_positive_int, default=1)
+    simulate.add_argument("--log", metavar="FILE", help="write a hand log (JSON Lines)")
+    simulate.add_argument("--json", action="store_true", help="print the table as JSON")
+    simulate.set_defaults(func=cmd_simulate)
+
+    games = sub.add_parser("games", help="play whole games to the target")
+    _add_rules(games)
+    _add_strategy(games)
+    games.add_argument("--games", type=_positive_int, default=1000)
+    games.add_argument("--seed", type=_seed, default=0)
+    games.add_argument("--jobs", type=_positive_int, default=1)
+    games.add_argument("--log", metavar="FILE", help="write a hand log (JSON Lines)")
+    games.add_argument("--json", action="store_true", help="print the results as JSON")
+    games.set_defaults(func=cmd_games)
+
+    replay = sub.add_parser("replay", help="validate and score a hand log")
+    replay.add_argument("file", help="hand log (JSON Lines); - for standard input")
+    replay.set_defaults(func=cmd_replay)
+
+    bench = sub.add_parser("bench", help="measure warm hands per second per core")
+    _add_rules(bench)
+    _add_strategy(bench)
+    bench.add_argument("--hands", type=_positive_int, default=2_000_000)
+    bench.add_argument("--jobs", type=_positive_int, default=1)
+    bench.add_argument("--seed", type=_seed, default=0)
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--no-history", action="store_true",
+                       help="do not append to benchmarks/history.jsonl")
+    bench.set_defaults(func=cmd_bench)
+
+    rules = sub.add_parser("rules", help="list presets, or show every field of one")
+    rules.add_argument("preset", nargs="?")
+    rules.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE")
+    rules.set_defaults(func=cmd_rules)
+
+    strategies = sub.add_parser("strategies", help="list strategies and their parameters")
+    strategies.set_defaults(func=cmd_strategies)
+    return parser
+
+
+def main(argv=None) -> int:
+    from .rules import RulesError
+    from .strategies import StrategyError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (RulesError, StrategyError, UserError) as error:
+        print(f"spades-sim {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"spades-sim {args.command}: error: {error.strerror or error}: "
+              f"{error.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"spades-sim {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
