@@ -34,7 +34,7 @@ from .layout import (
 )
 from .rng import bounded_nb, seed_nb
 from .scoring import score_side_nb
-from .strategy_kernels import choose_bid_nb, choose_card_nb
+from .strategy_kernels import choose_bid_nb, choose_card_nb, hand_facts_nb
 from .trick import card_strength_nb, legal_mask_nb
 
 
@@ -84,6 +84,11 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     hand_size = rules[R_HAND_SIZE]
     n_sides = rules[R_N_SIDES]
     first_leader_mode = rules[R_FIRST_LEADER]
+    # Per-seat kinds packed 8 bits per seat: indexing the tuple by a runtime seat would compile
+    # to an indirect jump per card played.
+    kinds_packed = 0
+    for seat in range(4):
+        kinds_packed |= kinds[seat] << (8 * seat)
     deck = np.zeros(54, dtype=np.int64)
     hands = np.zeros(4, dtype=np.int64)
     scores = np.zeros(4, dtype=np.int64)
@@ -139,6 +144,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             first_leader = leader
 
             # -- play ---------------------------------------------------------------------
+            nil_bits, contracts = hand_facts_nb(rules, bids, blind)
             tricks = 0  # packed, 8 bits per seat
             played_mask = 0
             spades_broken = False
@@ -155,8 +161,9 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                             and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS):
                         legal = 1  # two_of_clubs: the 2C itself is the first lead
                     card, play_state = choose_card_nb(
-                        rules, kinds[seat], params[seat], seat, hand, legal, k, leader,
-                        winning_card, winning_seat, bids, blind, tricks, played_mask, play_state,
+                        rules, byte_of_nb(kinds_packed, seat), seat, hand, legal, k, leader,
+                        winning_card, winning_seat, nil_bits, contracts, tricks, played_mask,
+                        play_state,
                     )
                     if card < 0 or ((legal >> card) & 1) == 0:
                         raise ValueError("strategy chose an illegal card")

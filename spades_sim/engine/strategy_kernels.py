@@ -53,36 +53,39 @@ def is_nil_nb(rules, bids, blind, seat):
     return byte_of_nb(bids, seat) == 0 and (rules[R_NIL] != 0 or flag_of_nb(blind, seat) != 0)
 
 
+# Bit ``13 * suit`` for each suit: shifted left by a rank, the four cards of that rank.
+RANK_COLUMN = 1 | (1 << 13) | (1 << 26) | (1 << 39)
+
+
+@njit(cache=True, inline="always")
+def ranks_present_nb(mask):
+    """Bit ``rank`` set when ``mask`` holds a card of that rank in any suit (jokers: 13, 14)."""
+    return (
+        (mask & 0x1FFF)
+        | ((mask >> 13) & 0x1FFF)
+        | ((mask >> 26) & 0x1FFF)
+        | ((mask >> 39) & 0x7FFF)
+    )
+
+
+@njit(cache=True, inline="always")
+def card_of_rank_nb(mask, rank):
+    """The card of ``rank`` in ``mask`` in the lowest suit that has it (jokers: their own)."""
+    if rank >= 13:
+        return 39 + rank
+    return lowest_card(mask & (RANK_COLUMN << rank))
+
+
 @njit(cache=True, inline="always")
 def lowest_rank_nb(mask):
     """The card of lowest rank in a non-empty ``mask`` (ties: the lowest suit)."""
-    best_card = -1
-    best_rank = 99
-    for suit in range(4):
-        cards = mask & suit_mask_nb(suit)
-        if cards:
-            card = lowest_card(cards)
-            rank = rank_of_nb(card)
-            if rank < best_rank:
-                best_rank = rank
-                best_card = card
-    return best_card
+    return card_of_rank_nb(mask, lowest_card(ranks_present_nb(mask)))
 
 
 @njit(cache=True, inline="always")
 def highest_rank_nb(mask):
     """The card of highest rank in a non-empty ``mask`` (ties: the lowest suit)."""
-    best_card = -1
-    best_rank = -1
-    for suit in range(4):
-        cards = mask & suit_mask_nb(suit)
-        if cards:
-            card = highest_card(cards)
-            rank = rank_of_nb(card)
-            if rank > best_rank:
-                best_rank = rank
-                best_card = card
-    return best_card
+    return card_of_rank_nb(mask, highest_card(ranks_present_nb(mask)))
 
 
 @njit(cache=True, inline="always")
@@ -172,9 +175,12 @@ def choose_bid_nb(rules, kind, params, seat, hand, bids, state):
 
 
 @njit(cache=True, inline="always")
-def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, winning_card,
-                   winning_seat, bids, blind, tricks, played_mask, state):
+def choose_card_nb(rules, kind, seat, hand, legal, n_in_trick, leader, winning_card,
+                   winning_seat, nil_bits, contracts, tricks, played_mask, state):
     """``(card, state)``: the card ``seat`` plays from ``legal`` (a non-empty bitboard).
+
+    No strategy's play reads a parameter yet, so none is passed: a parameter tuple picked by a
+    runtime seat costs a jump table per card.
 
     ``random`` picks the ``bounded(popcount(legal))``-th lowest legal card (one draw). The
     heuristic, in order of priority: a live nil bidder ducks (dumps its highest safe card); the
@@ -187,12 +193,36 @@ def choose_card_nb(rules, kind, params, seat, hand, legal, n_in_trick, leader, w
         index, state = bounded_nb(state, popcount(legal))
         return nth_card_nb(legal, index), state
     return heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card,
-                             winning_seat, bids, blind, tricks, played_mask), state
+                             winning_seat, nil_bits, contracts, tricks, played_mask), state
+
+
+@njit(cache=True, inline="always")
+def hand_facts_nb(rules, bids, blind):
+    """Per-hand facts the play policy reads, computed once after bidding.
+
+    ``nil_bits``: bit ``seat`` set for a nil or blind-nil bidder. ``contracts``: packed 8 bits
+    per seat, the contract of the seat's side (the sum of the side's non-nil bids).
+    """
+    players = rules[R_PLAYERS]
+    partnership = rules[R_PARTNERSHIP] != 0
+    nil_bits = 0
+    for seat in range(players):
+        if is_nil_nb(rules, bids, blind, seat):
+            nil_bits |= 1 << seat
+    contracts = 0
+    for seat in range(players):
+        contract = 0
+        for other in range(players):
+            same_side = other == seat or (partnership and (other & 1) == (seat & 1))
+            if same_side and not (nil_bits >> other) & 1:
+                contract += byte_of_nb(bids, other)
+        contracts |= contract << (8 * seat)
+    return nil_bits, contracts
 
 
 @njit(cache=True, inline="always")
 def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card, winning_seat,
-                      bids, blind, tricks, played_mask):
+                      nil_bits, contracts, tricks, played_mask):
     """The heuristic's card (see ``choose_card_nb``); deterministic."""
     players = rules[R_PLAYERS]
     partnership = rules[R_PARTNERSHIP] != 0
@@ -203,7 +233,7 @@ def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card
     losers = legal & ~winners
 
     # 1. Our own nil: lose every trick we can.
-    if is_nil_nb(rules, bids, blind, seat) and byte_of_nb(tricks, seat) == 0:
+    if (nil_bits >> seat) & 1 and byte_of_nb(tricks, seat) == 0:
         if leading:
             return lowest_rank_nb(prefer_side_suits_nb(legal))
         if losers:
@@ -213,7 +243,7 @@ def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card
     # 2. Partner's live nil: cover it.
     if partnership:
         partner = (seat + 2) & 3
-        if is_nil_nb(rules, bids, blind, partner) and byte_of_nb(tricks, partner) == 0:
+        if (nil_bits >> partner) & 1 and byte_of_nb(tricks, partner) == 0:
             if leading:
                 return highest_rank_nb(prefer_side_suits_nb(legal))
             partner_played = wrap_seat_nb(partner - leader + players, players) < n_in_trick
@@ -228,7 +258,7 @@ def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card
         other = wrap_seat_nb(seat + offset, players)
         if partnership and (other & 1) == (seat & 1):
             continue
-        if is_nil_nb(rules, bids, blind, other) and byte_of_nb(tricks, other) == 0:
+        if (nil_bits >> other) & 1 and byte_of_nb(tricks, other) == 0:
             if leading:
                 return lowest_rank_nb(prefer_side_suits_nb(legal))
             other_played = wrap_seat_nb(other - leader + players, players) < n_in_trick
@@ -241,12 +271,11 @@ def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card
             break
 
     # 4. Our contract.
-    contract = 0
+    contract = byte_of_nb(contracts, seat)
     taken = 0
     for other in range(players):
         same_side = other == seat or (partnership and (other & 1) == (seat & 1))
-        if same_side and not is_nil_nb(rules, bids, blind, other):
-            contract += byte_of_nb(bids, other)
+        if same_side and not (nil_bits >> other) & 1:
             taken += byte_of_nb(tricks, other)
     if taken < contract:
         if leading:
