@@ -144,7 +144,10 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             first_leader = leader
 
             # -- play ---------------------------------------------------------------------
-            nil_bits, contracts = hand_facts_nb(rules, bids, blind)
+            facts = (0, 0, 0)
+            if kinds_packed != 0:  # only the heuristic's play reads these (random is kind 0)
+                facts = hand_facts_nb(rules, bids, blind)
+            illegal = 0
             tricks = 0  # packed, 8 bits per seat
             played_mask = 0
             spades_broken = False
@@ -162,11 +165,10 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                         legal = 1  # two_of_clubs: the 2C itself is the first lead
                     card, play_state = choose_card_nb(
                         rules, byte_of_nb(kinds_packed, seat), seat, hand, legal, k, leader,
-                        winning_card, winning_seat, nil_bits, contracts, tricks, played_mask,
-                        play_state,
+                        winning_card, winning_seat, facts, tricks, played_mask, play_state,
                     )
-                    if card < 0 or ((legal >> card) & 1) == 0:
-                        raise ValueError("strategy chose an illegal card")
+                    # Checked once per hand (a branch per card costs more than the OR).
+                    illegal |= (card < 0) | (((legal >> card) & 1) ^ 1)
                     hands[seat] = hand ^ (1 << card)
                     played_mask |= 1 << card
                     if record_plays:
@@ -188,6 +190,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     winning_seat = seat if better else winning_seat
                 tricks += 1 << (8 * winning_seat)
                 leader = winning_seat
+            if illegal:
+                raise ValueError("a strategy chose an illegal card")
 
             # -- score and record -----------------------------------------------------------
             out.hand_id[row] = key_index if not games_mode else row

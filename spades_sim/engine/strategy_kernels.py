@@ -176,7 +176,7 @@ def choose_bid_nb(rules, kind, params, seat, hand, bids, state):
 
 @njit(cache=True, inline="always")
 def choose_card_nb(rules, kind, seat, hand, legal, n_in_trick, leader, winning_card,
-                   winning_seat, nil_bits, contracts, tricks, played_mask, state):
+                   winning_seat, facts, tricks, played_mask, state):
     """``(card, state)``: the card ``seat`` plays from ``legal`` (a non-empty bitboard).
 
     No strategy's play reads a parameter yet, so none is passed: a parameter tuple picked by a
@@ -193,15 +193,18 @@ def choose_card_nb(rules, kind, seat, hand, legal, n_in_trick, leader, winning_c
         index, state = bounded_nb(state, popcount(legal))
         return nth_card_nb(legal, index), state
     return heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card,
-                             winning_seat, nil_bits, contracts, tricks, played_mask), state
+                             winning_seat, facts, tricks, played_mask), state
 
 
 @njit(cache=True, inline="always")
 def hand_facts_nb(rules, bids, blind):
     """Per-hand facts the play policy reads, computed once after bidding.
 
-    ``nil_bits``: bit ``seat`` set for a nil or blind-nil bidder. ``contracts``: packed 8 bits
-    per seat, the contract of the seat's side (the sum of the side's non-nil bids).
+    Returns ``(nil_bits, contracts, contract_seats)``. ``nil_bits``: bit ``seat`` set for a nil
+    or blind-nil bidder. ``contracts``: packed 8 bits per seat, the contract of the seat's side
+    (the sum of the side's non-nil bids). ``contract_seats``: packed 4 bits per seat, bit
+    ``other`` of nibble ``seat`` set when ``other`` is on the seat's side and not nil (whose
+    tricks count toward that contract).
     """
     players = rules[R_PLAYERS]
     partnership = rules[R_PARTNERSHIP] != 0
@@ -210,20 +213,24 @@ def hand_facts_nb(rules, bids, blind):
         if is_nil_nb(rules, bids, blind, seat):
             nil_bits |= 1 << seat
     contracts = 0
+    contract_seats = 0
     for seat in range(players):
         contract = 0
         for other in range(players):
             same_side = other == seat or (partnership and (other & 1) == (seat & 1))
             if same_side and not (nil_bits >> other) & 1:
                 contract += byte_of_nb(bids, other)
+                contract_seats |= 1 << (4 * seat + other)
         contracts |= contract << (8 * seat)
-    return nil_bits, contracts
+    return nil_bits, contracts, contract_seats
 
 
 @njit(cache=True, inline="always")
 def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card, winning_seat,
-                      nil_bits, contracts, tricks, played_mask):
-    """The heuristic's card (see ``choose_card_nb``); deterministic."""
+                      facts, tricks, played_mask):
+    """The heuristic's card (see ``choose_card_nb``); deterministic. ``facts`` is the tuple
+    ``hand_facts_nb`` returns."""
+    nil_bits, contracts, contract_seats = facts
     players = rules[R_PLAYERS]
     partnership = rules[R_PARTNERSHIP] != 0
     leading = n_in_trick == 0
@@ -232,8 +239,14 @@ def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card
         winners = winning_cards_nb(legal, winning_card)
     losers = legal & ~winners
 
+    live_nils = 0  # seats whose nil is still alive (no trick taken yet)
+    if nil_bits:
+        for other in range(players):
+            if (nil_bits >> other) & 1 and byte_of_nb(tricks, other) == 0:
+                live_nils |= 1 << other
+
     # 1. Our own nil: lose every trick we can.
-    if (nil_bits >> seat) & 1 and byte_of_nb(tricks, seat) == 0:
+    if (live_nils >> seat) & 1:
         if leading:
             return lowest_rank_nb(prefer_side_suits_nb(legal))
         if losers:
@@ -243,7 +256,7 @@ def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card
     # 2. Partner's live nil: cover it.
     if partnership:
         partner = (seat + 2) & 3
-        if (nil_bits >> partner) & 1 and byte_of_nb(tricks, partner) == 0:
+        if (live_nils >> partner) & 1:
             if leading:
                 return highest_rank_nb(prefer_side_suits_nb(legal))
             partner_played = wrap_seat_nb(partner - leader + players, players) < n_in_trick
@@ -254,11 +267,11 @@ def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card
                 return highest_card(winners)
 
     # 3. An opponent's live nil: stay under it.
-    for offset in range(1, players):
+    for offset in range(1, players if live_nils else 1):
         other = wrap_seat_nb(seat + offset, players)
         if partnership and (other & 1) == (seat & 1):
             continue
-        if (nil_bits >> other) & 1 and byte_of_nb(tricks, other) == 0:
+        if (live_nils >> other) & 1:
             if leading:
                 return lowest_rank_nb(prefer_side_suits_nb(legal))
             other_played = wrap_seat_nb(other - leader + players, players) < n_in_trick
@@ -272,11 +285,10 @@ def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card
 
     # 4. Our contract.
     contract = byte_of_nb(contracts, seat)
+    counted = contract_seats >> (4 * seat)
     taken = 0
-    for other in range(players):
-        same_side = other == seat or (partnership and (other & 1) == (seat & 1))
-        if same_side and not (nil_bits >> other) & 1:
-            taken += byte_of_nb(tricks, other)
+    for other in range(4):
+        taken += byte_of_nb(tricks, other) * ((counted >> other) & 1)
     if taken < contract:
         if leading:
             unseen = rules[R_DECK_MASK] & ~played_mask & ~hand
