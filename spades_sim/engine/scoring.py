@@ -30,7 +30,7 @@ from .layout import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def score_side_nb(rules, side, bids, blind, tricks, bags_before):
     """Points and bags after the hand for one side; returns ``(delta, bags_after)``.
 

@@ -198,8 +198,11 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             out.game_id[row] = game_id
             out.dealer[row] = dealer
             out.first_leader[row] = first_leader
+            out.hands[row, 0] = hand0
+            out.hands[row, 1] = hand1
+            out.hands[row, 2] = hand2  # 0 for an absent seat
+            out.hands[row, 3] = hand3
             for seat in range(players):
-                out.hands[row, seat] = (hand0, hand1, hand2, hand3)[seat]
                 out.bids[row, seat] = byte_of_nb(bids, seat)
                 out.blind[row, seat] = (blind >> seat) & 1
                 out.bumped[row, seat] = 0

@@ -21,7 +21,6 @@ from .bits import (
     lowest_card,
     nth_card_nb,
     popcount,
-    rank_of_nb,
     suit_mask_nb,
     wrap_seat_nb,
 )
@@ -106,37 +105,25 @@ def estimate_tricks_nb(params, hand):
     counts 1, each trump beyond the third ``long_spade``, and the spare trumps (trumps that are
     not honours) ruff: ``ruff`` per spare trump, up to two per void and one per singleton.
     """
+    # Written without branches (the outcomes are unpredictable): a term whose condition fails
+    # adds ``parameter * 0``, a zero, which leaves the sum bit for bit as if it were skipped.
     estimate = 0.0
     ruff_chances = 0
     for suit in range(3):
-        cards = hand & suit_mask_nb(suit)
+        cards = (hand >> (13 * suit)) & 0x1FFF
         length = popcount(cards)
-        if length == 0:
-            ruff_chances += 2
-        elif length == 1:
-            ruff_chances += 1
-        base = 13 * suit
-        if cards & (1 << (base + 12)):
-            estimate += params[P_ACE]
-        if length >= 2 and cards & (1 << (base + 11)):
-            estimate += params[P_KING]
-        if length >= 3 and cards & (1 << (base + 10)):
-            estimate += params[P_QUEEN]
+        ruff_chances += (length == 0) * 2 + (length == 1)
+        estimate += params[P_ACE] * ((cards >> 12) & 1)
+        estimate += params[P_KING] * ((cards >> 11) & (length >= 2))
+        estimate += params[P_QUEEN] * ((cards >> 10) & (length >= 3))
     trumps = hand & TRUMP_MASK
     n_trumps = popcount(trumps)
     honours = popcount(trumps & ((1 << 52) | (1 << 53) | (1 << 51)))
-    if n_trumps >= 2 and trumps & (1 << 50):
-        honours += 1
-    if n_trumps >= 3 and trumps & (1 << 49):
-        honours += 1
+    honours += ((trumps >> 50) & 1) & (n_trumps >= 2)
+    honours += ((trumps >> 49) & 1) & (n_trumps >= 3)
     estimate += honours
-    if n_trumps > 3:
-        estimate += params[P_LONG_SPADE] * (n_trumps - 3)
-    spare = n_trumps - honours
-    if spare > ruff_chances:
-        spare = ruff_chances
-    if spare > 0:
-        estimate += params[P_RUFF] * spare
+    estimate += params[P_LONG_SPADE] * max(n_trumps - 3, 0)
+    estimate += params[P_RUFF] * max(min(n_trumps - honours, ruff_chances), 0)
     return estimate
 
 
