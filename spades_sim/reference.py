@@ -11,10 +11,10 @@ It is also the home of the small pure rule helpers that the hand-log replay (``h
 reuses: :func:`legal_cards`, :func:`beats`, :func:`trick_winner`, :func:`breaks_spades`,
 :func:`is_nil` and :func:`score_hand`.
 
-Like the engine today, the simulation makes no blind bids, no bid bumps and no card exchanges
-(the strategies never choose them), does not enforce ``bids_total_not_tricks`` or
-``min_team_bid`` on the strategies' bids, and deals ``deal = "draw"`` as a plain shuffle-and-deal
-of 13 cards each. :func:`score_hand`, in contrast, implements every scoring field.
+Like the engine today, the simulation refuses the rule values ``api.check_supported`` refuses
+(``deal = "draw"``, ``bids_total_not_tricks``, ``bid_bump``, ``min_team_bid``, ``nil_exchange``)
+and makes no blind bids and so no exchanges (the strategies never choose them).
+:func:`score_hand`, in contrast, implements every scoring field.
 """
 
 from __future__ import annotations
@@ -51,8 +51,9 @@ def mix64(value: int) -> int:
 class Stream:
     """One wyrand generator, seeded for key index ``key_index`` of the stream ``key``.
 
-    >>> Stream(0, 0).bounded(52) == Stream(0, 0).bounded(52)
-    True
+    >>> stream = Stream(0, 0)
+    >>> [stream.bounded(52) for _ in range(5)]
+    [24, 38, 44, 0, 1]
     """
 
     def __init__(self, key: int, key_index: int):
@@ -328,8 +329,9 @@ def game_over(rules: Rules, scores, n_hands: int) -> tuple[bool, int]:
 def deal(rules: Rules, stream: Stream) -> list[int]:
     """Shuffle and deal on the deal stream; one bitboard per seat (``engine/deal.py``).
 
-    The deck in ascending index order, then Fisher-Yates from the top: for ``i = n-1 .. 1`` swap
-    ``deck[i]`` with ``deck[bounded(i + 1)]``; seat ``s`` gets ``deck[s*hand_size:(s+1)*hand_size]``.
+    The deck in ascending index order, then Fisher-Yates from the top: for ``i = n-1 .. 1``
+    swap ``deck[i]`` with ``deck[bounded(i + 1)]``; seat ``s`` gets
+    ``deck[s*hand_size:(s+1)*hand_size]``.
     With ``misdeal_redeal`` the whole deal repeats on the same stream while a hand is a misdeal.
     """
     size = rules.hand_size
@@ -604,8 +606,11 @@ def play_hand(rules: Rules, strategies, deal_key: int, play_key: int, key_index:
 
 
 def _keys_and_strategies(rules: Rules, strategies, seed: int):
-    from .api import stream_keys
+    # Imported here, not at the top: ``api`` loads the numba entry kernels, which the pure rule
+    # helpers above (used by the hand-log replay) do not need.
+    from .api import check_supported, stream_keys
 
+    check_supported(rules)  # the twin plays exactly what the engine plays, no more
     strategies = [parse_strategy(strategy) for strategy in strategies]
     if len(strategies) != rules.players:
         raise ValueError(f"{len(strategies)} strategies for {rules.players} seats")
@@ -671,7 +676,8 @@ def play_games(rules: Rules, strategies, n_games: int, seed: int) -> tuple[list[
             hand = play_hand(rules, strategies, deal_key, play_key, base + 1 + n_hands, dealer,
                              scores, bags)
             hands.append({"hand_id": len(hands), "game_id": game_id, **hand})
-            scores = [score + delta for score, delta in zip(scores, hand["score_delta"])]
+            scores = [score + delta
+                      for score, delta in zip(scores, hand["score_delta"], strict=True)]
             bags = list(hand["bags_after"])
             n_hands += 1
             dealer = (dealer + 1) % rules.players
