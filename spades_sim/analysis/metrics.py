@@ -10,7 +10,7 @@ Z95 = 1.959963984540054
 def wilson_interval(successes, trials, z: float = Z95):
     """Wilson score interval for a proportion; ``(low, high)`` (nan when ``trials == 0``).
 
-    >>> [round(x, 4) for x in wilson_interval(50, 100)]
+    >>> [round(float(x), 4) for x in wilson_interval(50, 100)]
     [0.4038, 0.5962]
     """
     successes = np.asarray(successes, dtype=float)
@@ -26,7 +26,7 @@ def wilson_interval(successes, trials, z: float = Z95):
 def mean_interval(values, z: float = Z95):
     """Mean and normal-approximation interval ``(mean, low, high)``.
 
-    >>> mean_interval([1.0, 2.0, 3.0])[0]
+    >>> float(mean_interval([1.0, 2.0, 3.0])[0])
     2.0
     """
     values = np.asarray(values, dtype=float)
