@@ -14,7 +14,7 @@ only here, in the loop body; the helpers it calls take and return scalars and tu
 import numpy as np
 from numba import njit
 
-from .bits import TRUMP_MASK, byte_of_nb, suit_of_nb, wrap_seat_nb
+from .bits import TRUMP_MASK, byte_of_nb, wrap_seat_nb
 from .deal import shuffle_deal_nb
 from .layout import (
     FIRST_LEADER_DEALER_LEFT,
@@ -35,7 +35,7 @@ from .layout import (
 from .rng import bounded_nb, seed_nb
 from .scoring import score_side_nb
 from .strategy_kernels import choose_bid_nb, choose_card_nb, hand_facts_nb
-from .trick import card_strength_nb, legal_mask_nb
+from .trick import card_strength_nb, legal_mask_nb, suit_mask_of_card_nb
 
 
 @njit(cache=True)
@@ -155,11 +155,11 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 winning_card = -1
                 winning_seat = -1
                 winning_strength = -1
-                led_suit = -1
+                led_mask = 0
                 for k in range(players):
                     seat = wrap_seat_nb(leader + k, players)
                     hand = hands[seat]
-                    legal = legal_mask_nb(rules, hand, k, led_suit, spades_broken, trick_index)
+                    legal = legal_mask_nb(rules, hand, k, led_mask, spades_broken, trick_index)
                     if (trick_index == 0 and k == 0
                             and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS):
                         legal = 1  # two_of_clubs: the 2C itself is the first lead
@@ -176,14 +176,14 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                         out.play_seats[row, trick_index * players + k] = seat
                     trump = card >= 39
                     if k == 0:
-                        led_suit = suit_of_nb(card)
+                        led_mask = suit_mask_of_card_nb(card)
                         # A spade led from an all-spade hand breaks spades.
                         spades_broken |= (trump & ((hand & ~TRUMP_MASK) == 0)
                                           & (rules[R_BROKEN_BY_FORCED_LEAD] != 0))
                     else:
                         # A spade played on another suit's lead breaks spades.
-                        spades_broken |= trump & (led_suit != 3)
-                    strength = card_strength_nb(card, led_suit)
+                        spades_broken |= trump & ((led_mask & TRUMP_MASK) == 0)
+                    strength = card_strength_nb(card, led_mask)
                     better = strength > winning_strength
                     winning_strength = strength if better else winning_strength
                     winning_card = card if better else winning_card

@@ -11,15 +11,16 @@ from .layout import (
 
 
 @njit(cache=True, inline="always")
-def legal_mask_nb(rules, hand, n_in_trick, led_suit, spades_broken, trick_index):
+def legal_mask_nb(rules, hand, n_in_trick, led_mask, spades_broken, trick_index):
     """Bitboard of the cards ``hand`` may play.
 
-    Following (``n_in_trick > 0``): cards of ``led_suit`` if any, else the whole hand. Leading:
+    Following (``n_in_trick > 0``): cards of the led suit (``led_mask``, see
+    ``suit_mask_of_card_nb``) if any, else the whole hand. Leading:
     trumps only when ``spades_lead`` allows it (``anytime``; ``after_first_trick`` from trick 2;
     ``broken`` once broken) or when the hand holds nothing else.
     """
     if n_in_trick > 0:
-        follow = hand & suit_mask_nb(led_suit)
+        follow = hand & led_mask
         # A select, not a branch: whether a seat can follow is unpredictable.
         return follow if follow != 0 else hand
     mode = rules[R_SPADES_LEAD]
@@ -59,10 +60,21 @@ def winning_cards_nb(legal, winning_card):
 
 
 @njit(cache=True, inline="always")
-def card_strength_nb(card, led_suit):
+def suit_mask_of_card_nb(card):
+    """All the cards of ``card``'s suit (the trumps, jokers included, for a spade or joker).
+
+    Compares instead of ``card // 13``: this is on the critical path from a lead to the
+    followers' legal masks.
+    """
+    suit = (card >= 13) + (card >= 26)
+    return TRUMP_MASK if card >= 39 else 0x1FFF << (13 * suit)
+
+
+@njit(cache=True, inline="always")
+def card_strength_nb(card, led_mask):
     """Trick-taking strength: 0 for an off-suit non-trump, ``card + 64`` for the led suit,
     ``card + 128`` for a trump. The highest strength in a trick wins it; written without
     branches because the outcome is unpredictable and mispredictions dominate the hot loop.
     """
-    strength = card + 64 if suit_of_nb(card) == led_suit else 0
+    strength = card + 64 if (led_mask >> card) & 1 else 0
     return card + 128 if card >= 39 else strength
