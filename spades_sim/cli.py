@@ -139,8 +139,10 @@ def cmd_bench(args):
         return 0
     print(f"{result['hands']} hands, {', '.join(result['strategies'])}, rules {result['rules']}, "
           f"{result['jobs']} job(s)")
-    print(f"warm hands/s per core: {result['hands_per_second']:,.0f}")
-    print(f"warm hands/s in all:   {result['hands_per_second_total']:,.0f}")
+    print(f"warm hands/s per core: {result['hands_per_second']:,.0f} (fastest chunk), "
+          f"{result['hands_per_second_median']:,.0f} (median chunk), "
+          f"{result['hands_per_second_run']:,.0f} (whole run)")
+    print(f"warm hands/s, all jobs together: {result['hands_per_second_total']:,.0f}")
     print(f"compile (or cache load) and warm-up: {result['compile_seconds']:.2f} s")
     return 0
 
