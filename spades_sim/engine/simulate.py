@@ -167,10 +167,12 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                         rules, byte_of_nb(kinds_packed, seat), seat, hand, legal, k, leader,
                         winning_card, winning_seat, facts, tricks, played_mask, play_state,
                     )
-                    # Checked once per hand (a branch per card costs more than the OR).
-                    illegal |= (card < 0) | (((legal >> card) & 1) ^ 1)
-                    hands[seat] = hand ^ (1 << card)
-                    played_mask |= 1 << card
+                    # Checked once per hand (a branch per card costs more than the OR). Every
+                    # strategy returns a card index taken from a non-empty mask, so 0 <= card < 54.
+                    bit = 1 << card
+                    illegal |= bit & ~legal
+                    hands[seat] = hand ^ bit
+                    played_mask |= bit
                     if record_plays:
                         out.plays[row, trick_index * players + k] = card
                         out.play_seats[row, trick_index * players + k] = seat
