@@ -35,7 +35,7 @@ from .layout import (
 from .rng import bounded_nb, seed_nb
 from .scoring import score_side_nb
 from .strategy_kernels import choose_bid_nb, choose_card_nb, hand_facts_nb
-from .trick import card_strength_nb, legal_mask_nb, suit_mask_of_card_nb
+from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 
 
 @njit(cache=True)
@@ -152,23 +152,40 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             played_mask = 0
             spades_broken = False
             for trick_index in range(hand_size):
-                winning_card = -1
-                winning_seat = -1
-                winning_strength = -1
-                led_mask = 0
-                for k in range(players):
+                # The lead, apart from the followers: no per-card test of "am I leading?".
+                hand = hands[leader]
+                legal = lead_mask_nb(rules, hand, spades_broken, trick_index)
+                if trick_index == 0 and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS:
+                    legal = 1  # two_of_clubs: the 2C itself is the first lead
+                card, play_state = choose_card_nb(
+                    rules, byte_of_nb(kinds_packed, leader), leader, hand, legal, 0, leader,
+                    -1, -1, facts, tricks, played_mask, play_state,
+                )
+                # Checked once per hand (a branch per card costs more than the OR). Every
+                # strategy returns a card index taken from a non-empty mask, so 0 <= card < 54.
+                bit = 1 << card
+                illegal |= bit & ~legal
+                hands[leader] = hand ^ bit
+                played_mask |= bit
+                if record_plays:
+                    out.plays[row, trick_index * players] = card
+                    out.play_seats[row, trick_index * players] = leader
+                led_mask = suit_mask_of_card_nb(card)
+                # A spade led from an all-spade hand breaks spades (broken_by_forced_lead).
+                spades_broken |= ((card >= 39) & ((hand & ~TRUMP_MASK) == 0)
+                                  & (rules[R_BROKEN_BY_FORCED_LEAD] != 0))
+                led_side_suit = (led_mask & TRUMP_MASK) == 0
+                winning_card = card
+                winning_seat = leader
+                winning_strength = card_strength_nb(card, led_mask)
+                for k in range(1, players):
                     seat = wrap_seat_nb(leader + k, players)
                     hand = hands[seat]
-                    legal = legal_mask_nb(rules, hand, k, led_mask, spades_broken, trick_index)
-                    if (trick_index == 0 and k == 0
-                            and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS):
-                        legal = 1  # two_of_clubs: the 2C itself is the first lead
+                    legal = follow_mask_nb(hand, led_mask)
                     card, play_state = choose_card_nb(
                         rules, byte_of_nb(kinds_packed, seat), seat, hand, legal, k, leader,
                         winning_card, winning_seat, facts, tricks, played_mask, play_state,
                     )
-                    # Checked once per hand (a branch per card costs more than the OR). Every
-                    # strategy returns a card index taken from a non-empty mask, so 0 <= card < 54.
                     bit = 1 << card
                     illegal |= bit & ~legal
                     hands[seat] = hand ^ bit
@@ -176,15 +193,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     if record_plays:
                         out.plays[row, trick_index * players + k] = card
                         out.play_seats[row, trick_index * players + k] = seat
-                    trump = card >= 39
-                    if k == 0:
-                        led_mask = suit_mask_of_card_nb(card)
-                        # A spade led from an all-spade hand breaks spades.
-                        spades_broken |= (trump & ((hand & ~TRUMP_MASK) == 0)
-                                          & (rules[R_BROKEN_BY_FORCED_LEAD] != 0))
-                    else:
-                        # A spade played on another suit's lead breaks spades.
-                        spades_broken |= trump & ((led_mask & TRUMP_MASK) == 0)
+                    # A spade played on another suit's lead breaks spades.
+                    spades_broken |= (card >= 39) & led_side_suit
                     strength = card_strength_nb(card, led_mask)
                     better = strength > winning_strength
                     winning_strength = strength if better else winning_strength

@@ -11,18 +11,12 @@ from .layout import (
 
 
 @njit(cache=True, inline="always")
-def legal_mask_nb(rules, hand, n_in_trick, led_mask, spades_broken, trick_index):
-    """Bitboard of the cards ``hand`` may play.
+def lead_mask_nb(rules, hand, spades_broken, trick_index):
+    """Bitboard of the cards ``hand`` may lead.
 
-    Following (``n_in_trick > 0``): cards of the led suit (``led_mask``, see
-    ``suit_mask_of_card_nb``) if any, else the whole hand. Leading:
-    trumps only when ``spades_lead`` allows it (``anytime``; ``after_first_trick`` from trick 2;
-    ``broken`` once broken) or when the hand holds nothing else.
+    Trumps only when ``spades_lead`` allows it (``anytime``; ``after_first_trick`` from the
+    second trick; ``broken`` once broken) or when the hand holds nothing else.
     """
-    if n_in_trick > 0:
-        follow = hand & led_mask
-        # A select, not a branch: whether a seat can follow is unpredictable.
-        return follow if follow != 0 else hand
     mode = rules[R_SPADES_LEAD]
     side_cards = hand & ~TRUMP_MASK
     trumps_allowed = (
@@ -32,6 +26,24 @@ def legal_mask_nb(rules, hand, n_in_trick, led_mask, spades_broken, trick_index)
         | (side_cards == 0)
     )
     return hand if trumps_allowed else side_cards
+
+
+@njit(cache=True, inline="always")
+def follow_mask_nb(hand, led_mask):
+    """Bitboard of the cards ``hand`` may play to a trick whose led suit is ``led_mask``
+    (``suit_mask_of_card_nb`` of the lead): that suit if it holds any, else anything."""
+    follow = hand & led_mask
+    # A select, not a branch: whether a seat can follow is unpredictable.
+    return follow if follow != 0 else hand
+
+
+@njit(cache=True, inline="always")
+def legal_mask_nb(rules, hand, n_in_trick, led_mask, spades_broken, trick_index):
+    """Bitboard of the cards ``hand`` may play: ``lead_mask_nb`` for the first card of a trick,
+    else ``follow_mask_nb``."""
+    if n_in_trick > 0:
+        return follow_mask_nb(hand, led_mask)
+    return lead_mask_nb(rules, hand, spades_broken, trick_index)
 
 
 @njit(cache=True, inline="always")
