@@ -34,7 +34,12 @@ from .layout import (
 )
 from .rng import bounded_nb, seed_nb
 from .scoring import score_side_nb
-from .strategy_kernels import choose_bid_nb, choose_card_nb, hand_facts_nb
+from .strategy_kernels import (
+    choose_bid_nb,
+    choose_card_nb,
+    hand_facts_nb,
+    random_bid_ranges_nb,
+)
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 
 
@@ -89,6 +94,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     kinds_packed = 0
     for seat in range(4):
         kinds_packed |= kinds[seat] << (8 * seat)
+    random_bids = random_bid_ranges_nb(params)
     deck = np.zeros(54, dtype=np.int64)
     hands = np.zeros(4, dtype=np.int64)
     scores = np.zeros(4, dtype=np.int64)
@@ -125,8 +131,10 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             blind = 0
             for k in range(players):
                 seat = wrap_seat_nb(wrap_seat_nb(dealer + 1, players) + k, players)
-                bid, play_state = choose_bid_nb(rules, kinds[seat], params[seat], seat,
-                                                hands[seat], bids, play_state)
+                bid, play_state = choose_bid_nb(
+                    rules, byte_of_nb(kinds_packed, seat), params, random_bids, seat,
+                    hands[seat], bids, play_state,
+                )
                 if bid < 0 or bid > hand_size:
                     raise ValueError("strategy returned a bid out of range")
                 bids = (bids & ~(0xFF << (8 * seat))) | (bid << (8 * seat))

@@ -128,20 +128,36 @@ def estimate_tricks_nb(params, hand):
 
 
 @njit(cache=True, inline="always")
-def choose_bid_nb(rules, kind, params, seat, hand, bids, state):
+def random_bid_ranges_nb(params):
+    """Every seat's ``bid_min`` and ``bid_max`` packed 16 bits per seat (low byte the minimum);
+    zeros for seats of other kinds."""
+    packed = 0
+    for seat in range(4):
+        low = int(params[seat][P_RANDOM_BID_MIN])
+        high = int(params[seat][P_RANDOM_BID_MAX])
+        packed |= ((low & 0xFF) | ((high & 0xFF) << 8)) << (16 * seat)
+    return packed
+
+
+@njit(cache=True, inline="always")
+def choose_bid_nb(rules, kind, params, random_bids, seat, hand, bids, state):
     """``(bid, state)``: the bid of ``seat`` (0..hand_size; 0 is nil where nil is on).
 
-    ``bids`` is packed; seats that have not bid yet read 255. ``random`` draws uniformly from
+    ``params`` holds every seat's parameter tuple; ``random_bids`` packs each seat's
+    ``bid_min`` and ``bid_max`` (``random_bid_ranges_nb``) so that a random seat does not pick a
+    parameter tuple by its runtime seat (a jump table). ``bids`` is packed; seats that have not
+    bid yet read 255. ``random`` draws uniformly from
     ``bid_min..bid_max`` on the play stream (one ``bounded`` draw); ``heuristic`` bids nil when its
     estimate is at most ``nil_threshold`` with at most ``nil_max_spades`` trumps and no trump ace
     (and its partner has not bid nil), else ``round(estimate + aggression)`` within 1..hand_size.
     """
     hand_size = rules[R_HAND_SIZE]
     if kind == STRATEGY_RANDOM:
-        low = int(params[P_RANDOM_BID_MIN])
-        high = int(params[P_RANDOM_BID_MAX])
+        low = (random_bids >> (16 * seat)) & 0xFF
+        high = (random_bids >> (16 * seat + 8)) & 0xFF
         offset, state = bounded_nb(state, high - low + 1)
         return low + offset, state
+    params = params[seat]
     estimate = estimate_tricks_nb(params, hand)
     # Unbid seats read 255, so this sees only a nil the partner has already bid.
     partner_nil = rules[R_PARTNERSHIP] != 0 and byte_of_nb(bids, (seat + 2) & 3) == 0
