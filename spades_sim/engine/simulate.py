@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from .bits import TRUMP_MASK, byte_of_nb, wrap_seat_nb
-from .deal import shuffle_deal_nb
+from .deal import ordered_deck_nb, shuffle_deal_nb
 from .layout import (
     FIRST_LEADER_DEALER_LEFT,
     FIRST_LEADER_RANDOM,
@@ -95,7 +95,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     for seat in range(4):
         kinds_packed |= kinds[seat] << (8 * seat)
     random_bids = random_bid_ranges_nb(params)
-    deck = np.zeros(54, dtype=np.int64)
+    deck = np.zeros(108, dtype=np.int64)
+    n_cards = ordered_deck_nb(rules, deck)
     hands = np.zeros(4, dtype=np.int64)
     scores = np.zeros(4, dtype=np.int64)
     bags = np.zeros(4, dtype=np.int64)
@@ -120,7 +121,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             # -- deal ---------------------------------------------------------------------
             deal_state = seed_nb(deal_key, key_index)
             play_state = seed_nb(play_key, key_index)
-            hand0, hand1, hand2, hand3, deal_state = shuffle_deal_nb(rules, deal_state, deck)
+            hand0, hand1, hand2, hand3, deal_state = shuffle_deal_nb(rules, deal_state, deck,
+                                                                     n_cards)
             hands[0] = hand0
             hands[1] = hand1
             hands[2] = hand2
