@@ -241,6 +241,12 @@ def main(argv=None) -> int:
     except (RulesError, StrategyError, UserError) as error:
         print(f"spades-sim {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`spades-sim ... | head`): stop quietly, as Unix tools do.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:
         print(f"spades-sim {args.command}: error: {error.strerror or error}: "
               f"{error.filename or ''}".rstrip(": "), file=sys.stderr)
