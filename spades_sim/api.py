@@ -13,7 +13,7 @@ import numpy as np
 
 from . import records
 from .engine.simulate import play_games_nb, simulate_hands_nb
-from .rules import Rules, RulesError
+from .rules import Rules
 from .strategies import Strategy, kernel_arrays
 
 GAMES_PER_CALL = 2048
@@ -36,29 +36,6 @@ class Run:
     seed: int
     hands: records.HandArrays
     games: records.GameArrays | None = None
-
-
-# Rule features the engine does not play yet (the variants issue adds them): refused up front
-# rather than silently played wrong.
-_NOT_YET = {
-    "deal": ("draw",),
-    "bids_total_not_tricks": (True,),
-    "bid_bump": (True,),
-}
-
-
-def check_supported(rules: Rules) -> None:
-    """Raise ``RulesError`` for a rule value the engine cannot play yet."""
-    for field, values in _NOT_YET.items():
-        if getattr(rules, field) in values:
-            raise RulesError(f"rule {field}={getattr(rules, field)}: not implemented by the "
-                             f"engine yet (preset {rules.preset_name})")
-    if rules.min_team_bid > 0:
-        raise RulesError(f"rule min_team_bid={rules.min_team_bid}: not implemented by the "
-                         f"engine yet")
-    if rules.nil_exchange > 0:
-        raise RulesError(f"rule nil_exchange={rules.nil_exchange}: not implemented by the "
-                         f"engine yet")
 
 
 def _split(total: int, jobs: int) -> list[tuple[int, int]]:
@@ -84,7 +61,6 @@ def simulate_hands(rules: Rules, strategies, n_hands: int, seed: int, *, jobs: i
                    record_plays: bool = False, first_hand_id: int = 0) -> Run:
     """Play ``n_hands`` independent hands (ids ``first_hand_id ...``) from zero scores."""
     strategies = list(strategies)
-    check_supported(rules)
     kinds, params = _kernel_strategies(strategies, rules)
     keys = stream_keys(seed)
     rules_tuple = rules.kernel_tuple()
@@ -123,7 +99,6 @@ def play_games(rules: Rules, strategies, n_games: int, seed: int, *, jobs: int =
                record_plays: bool = False) -> Run:
     """Play ``n_games`` whole games to the target (game ids ``0 .. n_games-1``)."""
     strategies = list(strategies)
-    check_supported(rules)
     kinds, params = _kernel_strategies(strategies, rules)
     keys = stream_keys(seed)
     rules_tuple = rules.kernel_tuple()

@@ -83,6 +83,14 @@ class Rules:
             return STANDARD_DECK_MASK & ~1  # 2C removed: 51 cards, 17 each
         return STANDARD_DECK_MASK
 
+    @property
+    def trump_share(self) -> int:
+        """A seat's expected number of trumps, rounded: ``round(trumps in the deck * hand_size /
+        cards in the deck)`` (3 for classic, 4 with jokers or three players)."""
+        n_cards = bin(self.deck_mask).count("1")
+        n_trumps = bin(self.deck_mask & ((0x7FFF) << 39)).count("1")
+        return (2 * n_trumps * self.hand_size + n_cards) // (2 * n_cards)
+
     def side_of(self, seat: int) -> int:
         """Scoring side of a seat: team ``seat % 2`` in partnership, else the seat itself."""
         return seat % 2 if self.partnership else seat
@@ -128,6 +136,7 @@ class Rules:
             "hand_size": self.hand_size,
             "n_sides": self.n_sides,
             "deck_mask": self.deck_mask,
+            "trump_share": self.trump_share,
         }
         return tuple(int(values[slot]) for slot in layout.RULE_SLOTS)
 

@@ -48,11 +48,18 @@ KINDS: dict[str, StrategyKind] = {
     "random": StrategyKind(
         "random",
         layout.STRATEGY_RANDOM,
-        "a uniformly random legal card; a uniformly random bid in bid_min..bid_max "
-        "(0 is nil where nil is on)",
+        "a uniformly random legal card; a uniformly random legal bid in bid_min..bid_max "
+        "(0 is nil where nil is on; any legal bid when none there is); every other choice at "
+        "random among the legal options",
         (
             Param("bid_min", 1, "lowest bid drawn", 0, 17, True),
             Param("bid_max", 4, "highest bid drawn", 0, 17, True),
+            Param("blind_nil_rate", 0.05, "probability of a blind nil, where allowed", 0, 1),
+            Param("blind_bid_rate", 0.05,
+                  "probability of a blind number bid (uniform over the allowed ones)", 0, 1),
+            Param("bump_rate", 0.5, "probability of raising a bid by one, where allowed", 0, 1),
+            Param("keep_rate", 0.5,
+                  "draw deal: probability of keeping the face-up card", 0, 1),
         ),
     ),
     "heuristic": StrategyKind(
@@ -70,6 +77,18 @@ KINDS: dict[str, StrategyKind] = {
             Param("queen", 0.3, "tricks counted for a side-suit queen with two guards"),
             Param("long_spade", 0.8, "tricks counted per trump beyond the third"),
             Param("ruff", 0.6, "tricks counted per spare trump that can ruff a short suit"),
+            Param("blind_nil_deficit", 300,
+                  "bid blind nil (where allowed) when trailing the leader by at least this"),
+            Param("blind_bid_deficit", 200,
+                  "bid blind (where allowed) when trailing the leader by at least this"),
+            Param("blind_bid", 4, "the blind number bid (the nearest allowed one)", 1, 17, True),
+            Param("bump_threshold", 0.35,
+                  "bid bump: raise when estimate + aggression - bid is at least this"),
+            Param("keep_rank", 8,
+                  "draw deal: keep the face-up card when its rank is this or higher "
+                  "(0 = 2 .. 12 = A; jokers 13, 14)", 0, 15, True),
+            Param("draw_scale", 1.3,
+                  "draw deal: the trick estimate's scale (else 4 / players)", 0, 10),
         ),
     ),
 }

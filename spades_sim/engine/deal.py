@@ -1,36 +1,59 @@
-"""Dealing: the ordered deck, a Fisher-Yates shuffle on the deal stream, misdeal redeal."""
+"""Dealing: the ordered deck, a Fisher-Yates shuffle on the deal stream, misdeal redeal, and
+the two-player draw deal."""
 
 from numba import njit
 
-from .bits import HONOURS_KQJ_MASK, TRUMP_MASK, lowest_card, popcount
+from .bits import HONOURS_KQJ_MASK, TRUMP_MASK, byte_of_nb, lowest_card, popcount, wrap_seat_nb
 from .layout import R_DECK_MASK, R_HAND_SIZE, R_MISDEAL_REDEAL, R_PLAYERS
 from .rng import bounded_nb
+from .strategy_kernels import choose_keep_nb
+
+
+@njit(cache=True, inline="always")
+def ordered_deck_nb(rules, deck):
+    """Write the rules' deck in ascending order at ``deck[n:2n]``; return ``n``."""
+    n_cards = popcount(rules[R_DECK_MASK])
+    mask = rules[R_DECK_MASK]
+    position = n_cards
+    while mask:
+        deck[position] = lowest_card(mask)
+        position += 1
+        mask &= mask - 1
+    return n_cards
+
+
+@njit(cache=True, inline="always")
+def shuffle_nb(state, deck, n_cards):
+    """Shuffle ``deck[:n_cards]`` on the deal stream; return the stream's state.
+
+    Draw contract: ``deck[:n_cards]`` is refilled with the cards of the rules' deck in ascending
+    index order (kept at ``deck[n_cards:2*n_cards]`` by ``ordered_deck_nb``: one scratch array
+    rather than two, so the inlined call passes one array); then for ``i = n-1 .. 1`` a
+    Fisher-Yates step swaps ``deck[i]`` with ``deck[bounded(i + 1)]``.
+    """
+    for i in range(n_cards):
+        deck[i] = deck[n_cards + i]
+    for i in range(n_cards - 1, 0, -1):
+        j, state = bounded_nb(state, i + 1)
+        card = deck[j]
+        deck[j] = deck[i]
+        deck[i] = card
+    return state
 
 
 @njit(cache=True, inline="always")
 def shuffle_deal_nb(rules, state, deck, n_cards):
-    """Shuffle and deal one hand on the deal stream; return ``(hand0, hand1, hand2, hand3, state)``.
+    """Shuffle and deal one hand; return ``(hand0, hand1, hand2, hand3, state)``.
 
-    Draw contract: ``deck[:n_cards]`` is refilled with the cards of the rules' deck in ascending
-    index order (kept at ``deck[n_cards:2*n_cards]`` by ``ordered_deck_nb``, one scratch array
-    rather than two so the inlined call passes one array); then for ``i = n-1 .. 1`` a
-    Fisher-Yates step swaps ``deck[i]`` with ``deck[bounded(i + 1)]``; seat ``s`` receives
-    ``deck[s*hand_size : (s+1)*hand_size]``
-    (cards past ``players * hand_size`` stay undealt; seats past ``players`` get 0). With
+    After ``shuffle_nb``, seat ``s`` receives ``deck[s*hand_size : (s+1)*hand_size]`` (cards past
+    ``players * hand_size`` stay undealt; seats past ``players`` get 0). With
     ``misdeal_redeal`` the whole procedure repeats, on the same stream, while some hand has no
     trump or no K, Q or J.
     """
     players = rules[R_PLAYERS]
     hand_size = rules[R_HAND_SIZE]
     while True:
-        # deck[n_cards:2*n_cards] holds the ordered deck (``ordered_deck_nb``).
-        for i in range(n_cards):
-            deck[i] = deck[n_cards + i]
-        for i in range(n_cards - 1, 0, -1):
-            j, state = bounded_nb(state, i + 1)
-            card = deck[j]
-            deck[j] = deck[i]
-            deck[i] = card
+        state = shuffle_nb(state, deck, n_cards)
         hand0 = 0
         hand1 = 0
         hand2 = 0
@@ -56,13 +79,31 @@ def _misdealt_nb(hand):
 
 
 @njit(cache=True, inline="always")
-def ordered_deck_nb(rules, deck):
-    """Write the rules' deck in ascending order at ``deck[n:2n]``; return ``n``."""
-    n_cards = popcount(rules[R_DECK_MASK])
-    mask = rules[R_DECK_MASK]
-    position = n_cards
-    while mask:
-        deck[position] = lowest_card(mask)
-        position += 1
-        mask &= mask - 1
-    return n_cards
+def draw_deal_nb(rules, kinds_packed, params, keep_rates, dealer, deal_state, play_state, deck,
+                 n_cards):
+    """The two-player draw deal; returns ``(hand0, hand1, deal_state, play_state)``.
+
+    The stock is the deck after ``shuffle_nb``. The player left of the dealer draws first, from
+    ``deck[0:26]``: pair ``p`` is ``deck[2p]`` (turned face up) and ``deck[2p + 1]`` (face
+    down); the player keeps the face-up card or takes the face-down one, by its strategy
+    (``choose_keep_nb``, on the play stream), and the other card is discarded unseen. After 13
+    pairs the other player does the same with ``deck[26:52]``.
+    """
+    deal_state = shuffle_nb(deal_state, deck, n_cards)
+    first = wrap_seat_nb(dealer + 1, 2)
+    hand0 = 0
+    hand1 = 0
+    for turn in range(2):
+        seat = first if turn == 0 else 1 - first
+        kind = byte_of_nb(kinds_packed, seat)
+        hand = 0
+        for pair in range(rules[R_HAND_SIZE]):
+            face_up = deck[26 * turn + 2 * pair]
+            face_down = deck[26 * turn + 2 * pair + 1]
+            keep, play_state = choose_keep_nb(kind, params, keep_rates, seat, face_up, play_state)
+            hand |= 1 << (face_up if keep else face_down)
+        if seat == 0:
+            hand0 = hand
+        else:
+            hand1 = hand
+    return hand0, hand1, deal_state, play_state

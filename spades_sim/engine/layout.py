@@ -45,6 +45,7 @@ RULE_SLOTS = (
     "hand_size",
     "n_sides",
     "deck_mask",
+    "trump_share",
 )
 (
     R_PLAYERS,
@@ -85,6 +86,7 @@ RULE_SLOTS = (
     R_HAND_SIZE,
     R_N_SIDES,
     R_DECK_MASK,
+    R_TRUMP_SHARE,
 ) = range(len(RULE_SLOTS))
 
 # Enum codes of the rules' string fields.
@@ -96,6 +98,8 @@ DOUBLE_NIL = {"additive": 0, "fixed": 1, "doubled_no_penalty": 2}
 SET_PENALTY = {"per_bid": 0, "per_trick_short": 1}
 FAILED_NIL_TRICKS = {"bags_only": 0, "count_toward_bid": 1}
 
+DECK_STANDARD, DECK_JOKERS = 0, 1
+DEAL_STANDARD, DEAL_DRAW = 0, 1
 FIRST_LEADER_DEALER_LEFT, FIRST_LEADER_RANDOM, FIRST_LEADER_TWO_OF_CLUBS = 0, 1, 2
 SPADES_LEAD_BROKEN, SPADES_LEAD_ANYTIME, SPADES_LEAD_AFTER_FIRST_TRICK = 0, 1, 2
 DOUBLE_NIL_ADDITIVE, DOUBLE_NIL_FIXED, DOUBLE_NIL_DOUBLED_NO_PENALTY = 0, 1, 2
@@ -106,7 +110,7 @@ FAILED_NIL_BAGS_ONLY, FAILED_NIL_COUNT_TOWARD_BID = 0, 1
 MAX_SEATS = 4
 MAX_SIDES = 4
 MAX_PLAYS = 52
-MAX_EXCHANGE = 8  # a blind-nil exchange of up to 4 cards each way
+MAX_EXCHANGE = 16  # two teams' exchanges of up to 4 cards each way
 
 # Strategy kinds (an integer per seat, dispatched inside the kernel) and parameter vectors.
 N_PARAMS = 16
@@ -118,8 +122,25 @@ STRATEGY_HEURISTIC = 1
 GAME_SHIFT = 20
 
 # Parameter slots of each strategy kind (names, defaults and meanings: ``strategies.py``).
-RANDOM_PARAM_NAMES = ("bid_min", "bid_max")
-P_RANDOM_BID_MIN, P_RANDOM_BID_MAX = range(len(RANDOM_PARAM_NAMES))
+RANDOM_PARAM_NAMES = (
+    "bid_min",
+    "bid_max",
+    "blind_nil_rate",
+    "blind_bid_rate",
+    "bump_rate",
+    "keep_rate",
+)
+(
+    P_RANDOM_BID_MIN,
+    P_RANDOM_BID_MAX,
+    P_BLIND_NIL_RATE,
+    P_BLIND_BID_RATE,
+    P_BUMP_RATE,
+    P_KEEP_RATE,
+) = range(len(RANDOM_PARAM_NAMES))
+# A random strategy's probabilities become integer thresholds out of RATE_ONE: a choice is made
+# when bounded(RATE_ONE) < round(rate * RATE_ONE).
+RATE_ONE = 1 << 15
 HEURISTIC_PARAM_NAMES = (
     "aggression",
     "nil_threshold",
@@ -129,6 +150,12 @@ HEURISTIC_PARAM_NAMES = (
     "queen",
     "long_spade",
     "ruff",
+    "blind_nil_deficit",
+    "blind_bid_deficit",
+    "blind_bid",
+    "bump_threshold",
+    "keep_rank",
+    "draw_scale",
 )
 (
     P_AGGRESSION,
@@ -139,6 +166,12 @@ HEURISTIC_PARAM_NAMES = (
     P_QUEEN,
     P_LONG_SPADE,
     P_RUFF,
+    P_BLIND_NIL_DEFICIT,
+    P_BLIND_BID_DEFICIT,
+    P_BLIND_BID,
+    P_BUMP_THRESHOLD,
+    P_KEEP_RANK,
+    P_DRAW_SCALE,
 ) = range(len(HEURISTIC_PARAM_NAMES))
 
 # Per-hand output arrays (struct of arrays, one row per hand), passed to the entry kernels as

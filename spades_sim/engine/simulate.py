@@ -14,14 +14,22 @@ only here, in the loop body; the helpers it calls take and return scalars and tu
 import numpy as np
 from numba import njit
 
-from .bits import TRUMP_MASK, byte_of_nb, wrap_seat_nb
-from .deal import ordered_deck_nb, shuffle_deal_nb
+from .bidding import bid_round_nb, exchange_size_nb
+from .bits import TRUMP_MASK, byte_of_nb, lowest_card, wrap_seat_nb
+from .deal import draw_deal_nb, ordered_deck_nb, shuffle_deal_nb
 from .layout import (
+    DEAL_DRAW,
     FIRST_LEADER_DEALER_LEFT,
     FIRST_LEADER_RANDOM,
     FIRST_LEADER_TWO_OF_CLUBS,
     GAME_SHIFT,
+    P_BLIND_BID_RATE,
+    P_BLIND_NIL_RATE,
+    P_BUMP_RATE,
+    P_KEEP_RATE,
+    R_BLIND_NIL_EXCHANGE,
     R_BROKEN_BY_FORCED_LEAD,
+    R_DEAL,
     R_FIRST_LEADER,
     R_HAND_CAP,
     R_HAND_SIZE,
@@ -29,16 +37,20 @@ from .layout import (
     R_MAX_HANDS,
     R_MERCY,
     R_N_SIDES,
+    R_NIL_EXCHANGE,
+    R_PARTNERSHIP,
     R_PLAYERS,
     R_TARGET,
 )
 from .rng import bounded_nb, seed_nb
 from .scoring import score_side_nb
 from .strategy_kernels import (
-    choose_bid_nb,
     choose_card_nb,
+    choose_pass_nb,
     hand_facts_nb,
+    heuristic_blind_floor_nb,
     random_bid_ranges_nb,
+    random_rates_nb,
 )
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 
@@ -94,7 +106,17 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     kinds_packed = 0
     for seat in range(4):
         kinds_packed |= kinds[seat] << (8 * seat)
-    random_bids = random_bid_ranges_nb(params)
+    random_bids = random_bid_ranges_nb(kinds, params)
+    rates = (
+        random_rates_nb(kinds, params, P_BLIND_NIL_RATE),
+        random_rates_nb(kinds, params, P_BLIND_BID_RATE),
+        random_rates_nb(kinds, params, P_BUMP_RATE),
+    )
+    keep_rates = random_rates_nb(kinds, params, P_KEEP_RATE)
+    blind_floor = heuristic_blind_floor_nb(kinds, params)
+    exchanges_possible = rules[R_PARTNERSHIP] != 0 and (
+        rules[R_BLIND_NIL_EXCHANGE] > 0 or rules[R_NIL_EXCHANGE] > 0
+    )
     deck = np.zeros(108, dtype=np.int64)
     n_cards = ordered_deck_nb(rules, deck)
     hands = np.zeros(4, dtype=np.int64)
@@ -121,25 +143,57 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             # -- deal ---------------------------------------------------------------------
             deal_state = seed_nb(deal_key, key_index)
             play_state = seed_nb(play_key, key_index)
-            hand0, hand1, hand2, hand3, deal_state = shuffle_deal_nb(rules, deal_state, deck,
-                                                                     n_cards)
+            if rules[R_DEAL] == DEAL_DRAW:
+                hand0, hand1, deal_state, play_state = draw_deal_nb(
+                    rules, kinds_packed, params, keep_rates, dealer, deal_state, play_state, deck,
+                    n_cards,
+                )
+                hand2 = 0
+                hand3 = 0
+            else:
+                hand0, hand1, hand2, hand3, deal_state = shuffle_deal_nb(rules, deal_state, deck,
+                                                                         n_cards)
             hands[0] = hand0
             hands[1] = hand1
             hands[2] = hand2
             hands[3] = hand3
 
-            # -- bidding: one round, clockwise from the dealer's left --------------------
-            bids = 0xFFFFFFFF  # packed, 8 bits per seat; 255 = not bid yet
-            blind = 0
-            for k in range(players):
-                seat = wrap_seat_nb(wrap_seat_nb(dealer + 1, players) + k, players)
-                bid, play_state = choose_bid_nb(
-                    rules, byte_of_nb(kinds_packed, seat), params, random_bids, seat,
-                    hands[seat], bids, play_state,
-                )
-                if bid < 0 or bid > hand_size:
-                    raise ValueError("strategy returned a bid out of range")
-                bids = (bids & ~(0xFF << (8 * seat))) | (bid << (8 * seat))
+            # -- bidding: blind choices, bids, bumps (bidding.py) ----------------------------
+            bids, blind, bumped, play_state = bid_round_nb(
+                rules, kinds_packed, params, random_bids, rates, blind_floor, dealer,
+                (hand0, hand1, hand2, hand3), (scores[0], scores[1], scores[2], scores[3]),
+                play_state,
+            )
+
+            # -- exchanges: a nil bidder passes cards to its partner, who passes as many back --
+            n_exchanged = 0
+            # (a zero byte among the packed bids: somebody bid 0; otherwise nobody exchanges)
+            if exchanges_possible and ((bids - 0x01010101) & ~bids & 0x80808080) != 0:
+                first_bidder = wrap_seat_nb(dealer + 1, players)
+                for position in range(players):
+                    seat = wrap_seat_nb(first_bidder + position, players)
+                    n_pass = exchange_size_nb(rules, seat, bids, blind)
+                    if n_pass == 0:
+                        continue
+                    partner = (seat + 2) & 3
+                    given, play_state = choose_pass_nb(byte_of_nb(kinds_packed, seat),
+                                                       hands[seat], n_pass, True, play_state)
+                    hands[seat] ^= given
+                    hands[partner] |= given
+                    returned, play_state = choose_pass_nb(byte_of_nb(kinds_packed, partner),
+                                                          hands[partner], n_pass, False,
+                                                          play_state)
+                    hands[partner] ^= returned
+                    hands[seat] |= returned
+                    if record_plays:  # each pass lowest card first
+                        for giver, taker, cards in ((seat, partner, given),
+                                                    (partner, seat, returned)):
+                            while cards:
+                                out.exchange[row, n_exchanged, 0] = giver
+                                out.exchange[row, n_exchanged, 1] = taker
+                                out.exchange[row, n_exchanged, 2] = lowest_card(cards)
+                                n_exchanged += 1
+                                cards &= cards - 1
 
             # -- first leader (random: drawn on the deal stream, after the deal) ----------
             if first_leader_mode == FIRST_LEADER_DEALER_LEFT:
@@ -227,7 +281,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             for seat in range(players):
                 out.bids[row, seat] = byte_of_nb(bids, seat)
                 out.blind[row, seat] = (blind >> seat) & 1
-                out.bumped[row, seat] = 0
+                out.bumped[row, seat] = (bumped >> seat) & 1
                 out.tricks[row, seat] = byte_of_nb(tricks, seat)
             for side in range(n_sides):
                 delta, bags_after = score_side_nb(rules, side, bids, blind, tricks, bags[side])

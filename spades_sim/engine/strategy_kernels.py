@@ -10,6 +10,7 @@ in the hot loop): ``bids`` and ``tricks`` are packed 8 bits per seat (an unbid s
 is taken and returned.
 """
 
+import numpy as np
 from numba import njit
 
 from .bits import (
@@ -21,12 +22,21 @@ from .bits import (
     lowest_card,
     nth_card_nb,
     popcount,
+    rank_of_nb,
     suit_mask_nb,
     wrap_seat_nb,
 )
 from .layout import (
+    DEAL_DRAW,
+    DECK_JOKERS,
     P_ACE,
     P_AGGRESSION,
+    P_BLIND_BID,
+    P_BLIND_BID_DEFICIT,
+    P_BLIND_NIL_DEFICIT,
+    P_BUMP_THRESHOLD,
+    P_DRAW_SCALE,
+    P_KEEP_RANK,
     P_KING,
     P_LONG_SPADE,
     P_NIL_MAX_SPADES,
@@ -35,11 +45,16 @@ from .layout import (
     P_RANDOM_BID_MAX,
     P_RANDOM_BID_MIN,
     P_RUFF,
+    R_DEAL,
+    R_DECK,
     R_DECK_MASK,
     R_HAND_SIZE,
     R_NIL,
     R_PARTNERSHIP,
     R_PLAYERS,
+    R_TRUMP_SHARE,
+    RATE_ONE,
+    STRATEGY_HEURISTIC,
     STRATEGY_RANDOM,
 )
 from .rng import bounded_nb
@@ -97,13 +112,19 @@ def prefer_side_suits_nb(mask):
 
 
 @njit(cache=True, inline="always")
-def estimate_tricks_nb(params, hand):
+def estimate_tricks_nb(rules, params, hand):
     """Heuristic trick estimate of a hand (see ``strategies.py`` for the parameters).
 
     Side suits: an ace counts ``ace``, a king with at least one guard ``king``, a queen with at
-    least two guards ``queen``. Trumps: each trump honour (jokers, A, guarded K, twice-guarded Q)
-    counts 1, each trump beyond the third ``long_spade``, and the spare trumps (trumps that are
-    not honours) ruff: ``ruff`` per spare trump, up to two per void and one per singleton.
+    least two guards ``queen``. Trumps: the deck's three highest trumps (A, K, Q of spades; BJ,
+    LJ, AS with jokers) count 1 each when held with at least as many trumps as there are higher
+    ones (the second with two trumps, the third with three); each trump beyond the expected
+    share (``trump_share`` of the rules tuple, ``round(trumps in the deck * hand size / cards in
+    the deck)``: 3 for classic, 4 with jokers or three players) counts ``long_spade``; the spare
+    trumps (not counted as honours) ruff: ``ruff`` per spare trump, up to two per void and one
+    per singleton. The total is scaled by ``4 / players``: with fewer players each takes more
+    tricks with the same cards; after the two-player draw deal by ``draw_scale`` instead, since
+    both players then hold hand-picked cards and a strong hand meets a strong hand.
     """
     # Written without branches (the outcomes are unpredictable): a term whose condition fails
     # adds ``parameter * 0``, a zero, which leaves the sum bit for bit as if it were skipped.
@@ -118,63 +139,220 @@ def estimate_tricks_nb(params, hand):
         estimate += params[P_QUEEN] * ((cards >> 10) & (length >= 3))
     trumps = hand & TRUMP_MASK
     n_trumps = popcount(trumps)
-    honours = popcount(trumps & ((1 << 52) | (1 << 53) | (1 << 51)))
-    honours += ((trumps >> 50) & 1) & (n_trumps >= 2)
-    honours += ((trumps >> 49) & 1) & (n_trumps >= 3)
+    top = 53 if rules[R_DECK] == DECK_JOKERS else 51  # the highest trump of the deck
+    honours = (
+        ((trumps >> top) & 1)
+        + (((trumps >> (top - 1)) & 1) & (n_trumps >= 2))
+        + (((trumps >> (top - 2)) & 1) & (n_trumps >= 3))
+    )
     estimate += honours
-    estimate += params[P_LONG_SPADE] * max(n_trumps - 3, 0)
+    estimate += params[P_LONG_SPADE] * max(n_trumps - rules[R_TRUMP_SHARE], 0)
     estimate += params[P_RUFF] * max(min(n_trumps - honours, ruff_chances), 0)
+    if rules[R_DEAL] == DEAL_DRAW:
+        return estimate * params[P_DRAW_SCALE]
+    if rules[R_PLAYERS] != 4:  # (a float division, skipped in the common case)
+        return estimate * (4.0 / rules[R_PLAYERS])
     return estimate
 
 
 @njit(cache=True, inline="always")
-def random_bid_ranges_nb(params):
-    """Every seat's ``bid_min`` and ``bid_max`` packed 16 bits per seat (low byte the minimum);
-    zeros for seats of other kinds."""
+def random_bid_ranges_nb(kinds, params):
+    """Every random seat's ``bid_min`` and ``bid_max`` packed 16 bits per seat (low byte the
+    minimum); zeros for seats of other kinds. Packed once per kernel call, so that a random seat
+    does not pick a parameter tuple by its runtime seat (a jump table) at every bid."""
     packed = 0
     for seat in range(4):
-        low = int(params[seat][P_RANDOM_BID_MIN])
-        high = int(params[seat][P_RANDOM_BID_MAX])
-        packed |= ((low & 0xFF) | ((high & 0xFF) << 8)) << (16 * seat)
+        if kinds[seat] == STRATEGY_RANDOM:
+            low = int(params[seat][P_RANDOM_BID_MIN])
+            high = int(params[seat][P_RANDOM_BID_MAX])
+            packed |= (low | (high << 8)) << (16 * seat)
     return packed
 
 
 @njit(cache=True, inline="always")
-def choose_bid_nb(rules, kind, params, random_bids, seat, hand, bids, state):
+def random_rates_nb(kinds, params, slot):
+    """Every random seat's probability in parameter ``slot`` as a threshold out of
+    ``RATE_ONE`` (``round(rate * RATE_ONE)``), packed 16 bits per seat; 0 for other kinds."""
+    packed = 0
+    for seat in range(4):
+        if kinds[seat] == STRATEGY_RANDOM:
+            threshold = int(params[seat][slot] * RATE_ONE + 0.5)
+            packed |= threshold << (16 * seat)
+    return packed
+
+
+@njit(cache=True, inline="always")
+def heuristic_blind_floor_nb(kinds, params):
+    """The smallest deficit at which some heuristic seat would bid blind (``blind_nil_deficit``
+    or ``blind_bid_deficit``); infinity when no seat is a heuristic one."""
+    floor = np.inf
+    for seat in range(4):
+        if kinds[seat] == STRATEGY_HEURISTIC:
+            floor = min(floor, params[seat][P_BLIND_NIL_DEFICIT], params[seat][P_BLIND_BID_DEFICIT])
+    return floor
+
+
+@njit(cache=True, inline="always")
+def rate_of_nb(packed, seat):
+    """The seat's threshold out of ``RATE_ONE`` from ``random_rates_nb``."""
+    return (packed >> (16 * seat)) & 0xFFFF
+
+
+@njit(cache=True, inline="always")
+def choose_blind_nb(kind, params, rates, seat, deficit, partner_nil, blind_nil_ok, blind_bids,
+                    state):
+    """``(choice, state)`` before ``seat`` looks at its cards: -1 to look, 0 for blind nil, or a
+    blind number bid from the bitmask ``blind_bids`` (bit ``b`` = blind ``b`` allowed).
+
+    Called only when an option exists. ``random``: one draw ``u = bounded(RATE_ONE)``; blind
+    nil when ``u < blind_nil_rate`` (if allowed), else a blind bid when ``u`` is below the sum of
+    both rates (if any is allowed; then a second draw picks it uniformly); else look.
+    ``heuristic``: blind nil when trailing by ``blind_nil_deficit`` (unless the partner already
+    bid a nil, ``partner_nil``), else the allowed blind bid nearest to ``blind_bid`` (at or
+    below it first) when trailing by ``blind_bid_deficit``.
+    ``rates`` is ``(blind_nil_rates, blind_bid_rates)`` from ``random_rates_nb``; ``deficit``
+    is how far the seat's side trails the leading other side.
+    """
+    if kind == STRATEGY_RANDOM:
+        draw, state = bounded_nb(state, RATE_ONE)
+        threshold = rate_of_nb(rates[0], seat) if blind_nil_ok else 0
+        if draw < threshold:
+            return 0, state
+        if blind_bids:
+            threshold += rate_of_nb(rates[1], seat)
+            if draw < threshold:
+                index, state = bounded_nb(state, popcount(blind_bids))
+                return nth_card_nb(blind_bids, index), state
+        return -1, state
+    return heuristic_blind_nb(params[seat], deficit, blind_nil_ok and not partner_nil,
+                              blind_bids), state
+
+
+@njit(cache=True, inline="always")
+def heuristic_blind_nb(seat_params, deficit, blind_nil_ok, blind_bids):
+    """The heuristic's blind choice (see ``choose_blind_nb``); deterministic."""
+    if blind_nil_ok and deficit >= seat_params[P_BLIND_NIL_DEFICIT]:
+        return 0
+    if blind_bids and deficit >= seat_params[P_BLIND_BID_DEFICIT]:
+        want = int(seat_params[P_BLIND_BID])
+        at_or_below = blind_bids & ((2 << want) - 1)
+        if at_or_below:
+            return highest_card(at_or_below)
+        return lowest_card(blind_bids)
+    return -1
+
+
+@njit(cache=True, inline="always")
+def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, state):
     """``(bid, state)``: the bid of ``seat`` (0..hand_size; 0 is nil where nil is on).
 
-    ``params`` holds every seat's parameter tuple; ``random_bids`` packs each seat's
-    ``bid_min`` and ``bid_max`` (``random_bid_ranges_nb``) so that a random seat does not pick a
-    parameter tuple by its runtime seat (a jump table). ``bids`` is packed; seats that have not
-    bid yet read 255. ``random`` draws uniformly from
-    ``bid_min..bid_max`` on the play stream (one ``bounded`` draw); ``heuristic`` bids nil when its
-    estimate is at most ``nil_threshold`` with at most ``nil_max_spades`` trumps and no trump ace
-    (and its partner has not bid nil), else ``round(estimate + aggression)`` within 1..hand_size.
+    ``legal`` is the bitmask of the bids the rules allow here (``bidding.legal_bids_nb``);
+    ``hands`` the 4-tuple of holdings (picked by seat only where a strategy looks at its cards).
+    ``params`` holds every seat's parameter tuple; ``random_bids`` packs each random seat's
+    ``bid_min`` and ``bid_max`` (``random_bid_ranges_nb``). ``bids`` is packed; seats that have
+    not bid yet read 255. ``random`` picks uniformly among the legal bids in
+    ``bid_min..bid_max`` (among all legal bids when none is there): one ``bounded`` draw.
+    ``heuristic`` bids nil when its estimate is at most ``nil_threshold`` with at most
+    ``nil_max_spades`` trumps and no trump ace (and its partner has not bid nil), else
+    ``round(estimate + aggression)`` within 1..hand_size; when that bid is not allowed, the
+    nearest allowed one (above first), and nil only as a last resort.
     """
     hand_size = rules[R_HAND_SIZE]
     if kind == STRATEGY_RANDOM:
         low = (random_bids >> (16 * seat)) & 0xFF
         high = (random_bids >> (16 * seat + 8)) & 0xFF
-        offset, state = bounded_nb(state, high - low + 1)
-        return low + offset, state
-    params = params[seat]
-    estimate = estimate_tricks_nb(params, hand)
+        candidates = legal & ((2 << high) - (1 << low))
+        if candidates == 0:
+            candidates = legal
+        index, state = bounded_nb(state, popcount(candidates))
+        return nth_card_nb(candidates, index), state
+    seat_params = params[seat]
+    hand = hands[seat]
+    estimate = estimate_tricks_nb(rules, seat_params, hand)
     # Unbid seats read 255, so this sees only a nil the partner has already bid.
     partner_nil = rules[R_PARTNERSHIP] != 0 and byte_of_nb(bids, (seat + 2) & 3) == 0
     if (
         rules[R_NIL]
         and not partner_nil
-        and estimate <= params[P_NIL_THRESHOLD]
-        and popcount(hand & TRUMP_MASK) <= params[P_NIL_MAX_SPADES]
+        and estimate <= seat_params[P_NIL_THRESHOLD]
+        and popcount(hand & TRUMP_MASK) <= seat_params[P_NIL_MAX_SPADES]
         and (hand & (1 << 51)) == 0
     ):
-        return 0, state
-    bid = int(estimate + params[P_AGGRESSION] + 0.5)
-    if bid < 1:
-        bid = 1
-    if bid > hand_size:
-        bid = hand_size
-    return bid, state
+        bid = 0
+    else:
+        bid = int(estimate + seat_params[P_AGGRESSION] + 0.5)
+        if bid < 1:
+            bid = 1
+        if bid > hand_size:
+            bid = hand_size
+    return nearest_legal_bid_nb(bid, legal, hand_size), state
+
+
+@njit(cache=True, inline="always")
+def nearest_legal_bid_nb(bid, legal, hand_size):
+    """``bid`` if ``legal`` allows it, else the nearest allowed non-zero bid (above first), else
+    0 (``legal`` is never empty)."""
+    if (legal >> bid) & 1:
+        return bid
+    for distance in range(1, hand_size + 1):
+        up = bid + distance
+        if up <= hand_size and (legal >> up) & 1:
+            return up
+        down = bid - distance
+        if down >= 1 and (legal >> down) & 1:
+            return down
+    return 0
+
+
+@njit(cache=True, inline="always")
+def choose_bump_nb(rules, kind, params, bump_rates, seat, hand, bid, state):
+    """``(bump, state)``: whether ``seat`` raises its ``bid`` by one (``bid_bump``).
+
+    ``random``: ``bounded(RATE_ONE) < bump_rate``. ``heuristic``: when ``estimate + aggression -
+    bid >= bump_threshold``.
+    """
+    if kind == STRATEGY_RANDOM:
+        draw, state = bounded_nb(state, RATE_ONE)
+        return draw < rate_of_nb(bump_rates, seat), state
+    seat_params = params[seat]
+    margin = estimate_tricks_nb(rules, seat_params, hand) + seat_params[P_AGGRESSION] - bid
+    return margin >= seat_params[P_BUMP_THRESHOLD], state
+
+
+@njit(cache=True, inline="always")
+def choose_keep_nb(kind, params, keep_rates, seat, face_up, state):
+    """``(keep, state)``: in the draw deal, whether ``seat`` keeps the face-up card (else it
+    takes the face-down one). ``random``: ``bounded(RATE_ONE) < keep_rate``. ``heuristic``: keep
+    a card of rank ``keep_rank`` or higher (trumps included: a face-down card is an average
+    card, and keeping every trump would leave both players so long in trumps that the trick
+    estimate, which counts long trumps, overbids)."""
+    if kind == STRATEGY_RANDOM:
+        draw, state = bounded_nb(state, RATE_ONE)
+        return draw < rate_of_nb(keep_rates, seat), state
+    return rank_of_nb(face_up) >= params[seat][P_KEEP_RANK], state
+
+
+@njit(cache=True, inline="always")
+def choose_pass_nb(kind, hand, n_cards, nil_bidder, state):
+    """``(cards, state)``: the bitmask of ``n_cards`` cards ``hand`` passes in an exchange.
+
+    ``random``: one card at a time, uniformly among those left (``n_cards`` draws).
+    ``heuristic``: the nil bidder passes its highest cards (by rank, ties: the lowest suit); its
+    partner passes back its lowest, side suits before trumps.
+    """
+    passed = 0
+    left = hand
+    for _ in range(n_cards):
+        if kind == STRATEGY_RANDOM:
+            index, state = bounded_nb(state, popcount(left))
+            card = nth_card_nb(left, index)
+        elif nil_bidder:
+            card = highest_rank_nb(left)
+        else:
+            card = lowest_rank_nb(prefer_side_suits_nb(left))
+        passed |= 1 << card
+        left ^= 1 << card
+    return passed, state
 
 
 @njit(cache=True, inline="always")

@@ -1,0 +1,170 @@
+"""The bidding round: blind bids, the bid constraints, bid bumps, and who exchanges cards.
+
+Everything here takes and returns scalars (packed per-seat bytes and bits), like the rest of the
+hot loop. The strategies' choices come from ``strategy_kernels.py``; the rules of the auction are
+here (``../shared/spec/rules.md``, "The hand, step by step", steps 4 to 6).
+"""
+
+from numba import njit
+
+from .bits import byte_of_nb, flag_of_nb, wrap_seat_nb
+from .layout import (
+    R_BID_BUMP,
+    R_BIDS_TOTAL_NOT_TRICKS,
+    R_BLIND_BID_MAX,
+    R_BLIND_BID_MIN_DEFICIT,
+    R_BLIND_BIDS,
+    R_BLIND_NIL,
+    R_BLIND_NIL_EXCHANGE,
+    R_BLIND_NIL_MIN_DEFICIT,
+    R_HAND_SIZE,
+    R_MIN_TEAM_BID,
+    R_N_SIDES,
+    R_NIL,
+    R_NIL_EXCHANGE,
+    R_PARTNERSHIP,
+    R_PLAYERS,
+    STRATEGY_RANDOM,
+)
+from .strategy_kernels import choose_bid_nb, choose_blind_nb, choose_bump_nb
+
+
+@njit(cache=True, inline="always")
+def legal_bids_nb(rules, seat, position, bids, blind, zero_is_nil):
+    """Bitmask of the bids (0..hand_size) ``seat`` may make as the ``position``-th bidder.
+
+    ``bids_total_not_tricks``: the last bidder may not make the total of all bids equal the
+    number of tricks. ``min_team_bid``: once the partner has bid (and not nil), the two bids must
+    reach the minimum, unless this bid is a nil (``zero_is_nil``: a 0 here would be a nil).
+    """
+    hand_size = rules[R_HAND_SIZE]
+    players = rules[R_PLAYERS]
+    legal = (2 << hand_size) - 1
+    if rules[R_BIDS_TOTAL_NOT_TRICKS] and position == players - 1:
+        total = 0
+        for other in range(players):
+            if other != seat:
+                total += byte_of_nb(bids, other)
+        if total <= hand_size:
+            legal &= ~(1 << (hand_size - total))
+    if rules[R_MIN_TEAM_BID] > 0 and rules[R_PARTNERSHIP]:
+        partner = (seat + 2) & 3
+        partner_bid = byte_of_nb(bids, partner)
+        partner_nil = partner_bid == 0 and (rules[R_NIL] != 0 or flag_of_nb(blind, partner) != 0)
+        if partner_bid != 0xFF and not partner_nil:
+            need = rules[R_MIN_TEAM_BID] - partner_bid
+            if need > 0:
+                allowed = ~((1 << need) - 1)
+                if zero_is_nil:
+                    allowed |= 1
+                legal &= allowed
+    return legal
+
+
+@njit(cache=True, inline="always")
+def deficit_nb(rules, seat, scores):
+    """How far the seat's side trails the best other side (negative when ahead)."""
+    side = (seat & 1) if rules[R_PARTNERSHIP] else seat
+    best_other = -(1 << 40)
+    for other in range(rules[R_N_SIDES]):
+        if other != side and scores[other] > best_other:
+            best_other = scores[other]
+    return best_other - scores[side]
+
+
+@njit(cache=True, inline="always")
+def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, dealer, hands,
+                 scores, state):
+    """One round of bidding from the dealer's left; returns ``(bids, blind, bumped, state)``.
+
+    ``bids`` packed 8 bits per seat (final bids, after any bump); ``blind`` and ``bumped`` a bit
+    per seat. ``hands`` and ``scores`` are 4-tuples; ``rates`` is ``(blind_nil, blind_bid,
+    bump)`` packed thresholds (``strategy_kernels.random_rates_nb``); ``blind_floor`` the
+    smallest deficit at which any heuristic seat would bid blind (``heuristic_blind_floor_nb``),
+    so that the common case skips its parameter lookup. Play-stream draws, in
+    order: each bidder's blind choice (only when a blind option is allowed), then its bid (only
+    when it looked), then each bump choice in bidding order (``bid_bump``).
+    """
+    players = rules[R_PLAYERS]
+    hand_size = rules[R_HAND_SIZE]
+    nil_on = rules[R_NIL] != 0
+    # Without bid constraints every bid is legal: skip computing the masks (the common case).
+    constrained = rules[R_BIDS_TOTAL_NOT_TRICKS] != 0 or rules[R_MIN_TEAM_BID] > 0
+    every_bid = (2 << hand_size) - 1
+    blind_rules = rules[R_BLIND_NIL] != 0 or rules[R_BLIND_BIDS] != 0
+    bids = (1 << (8 * players)) - 1  # 255 = not bid yet
+    blind = 0
+    first = wrap_seat_nb(dealer + 1, players)
+    for position in range(players):
+        seat = wrap_seat_nb(first + position, players)
+        kind = byte_of_nb(kinds_packed, seat)
+        choice = -1
+        if blind_rules:
+            deficit = deficit_nb(rules, seat, scores)
+            if kind == STRATEGY_RANDOM or deficit >= blind_floor:
+                blind_nil_ok = rules[R_BLIND_NIL] != 0 and deficit >= rules[R_BLIND_NIL_MIN_DEFICIT]
+                if blind_nil_ok and constrained:
+                    blind_nil_ok = legal_bids_nb(rules, seat, position, bids, blind, True) & 1 != 0
+                blind_bids = 0
+                if rules[R_BLIND_BIDS] and deficit >= rules[R_BLIND_BID_MIN_DEFICIT]:
+                    blind_bids = every_bid
+                    if constrained:
+                        blind_bids = legal_bids_nb(rules, seat, position, bids, blind, nil_on)
+                    blind_bids &= (2 << rules[R_BLIND_BID_MAX]) - 2
+                if blind_nil_ok or blind_bids:
+                    partner = (seat + 2) & 3
+                    partner_nil = rules[R_PARTNERSHIP] != 0 and byte_of_nb(bids, partner) == 0 and (
+                        nil_on or flag_of_nb(blind, partner) != 0
+                    )
+                    choice, state = choose_blind_nb(kind, params, rates, seat, deficit,
+                                                    partner_nil, blind_nil_ok, blind_bids, state)
+        if choice >= 0:
+            bid = choice
+            blind |= 1 << seat
+        else:
+            legal = every_bid
+            if constrained:
+                legal = legal_bids_nb(rules, seat, position, bids, blind, nil_on)
+            bid, state = choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal,
+                                       state)
+            if bid < 0 or bid > hand_size or ((legal >> bid) & 1) == 0:
+                raise ValueError("a strategy made a bid the rules do not allow")
+        bids = (bids & ~(0xFF << (8 * seat))) | (bid << (8 * seat))
+    bumped = 0
+    if rules[R_BID_BUMP]:
+        for position in range(players):
+            seat = wrap_seat_nb(first + position, players)
+            bid = byte_of_nb(bids, seat)
+            nil = bid == 0 and (rules[R_NIL] != 0 or flag_of_nb(blind, seat) != 0)
+            if nil or flag_of_nb(blind, seat) or bid >= hand_size:
+                continue
+            bump, state = choose_bump_nb(rules, byte_of_nb(kinds_packed, seat), params, rates[2],
+                                         seat, hands[seat], bid, state)
+            if bump:
+                bids += 1 << (8 * seat)
+                bumped |= 1 << seat
+    return bids, blind, bumped, state
+
+
+@njit(cache=True, inline="always")
+def exchange_size_nb(rules, seat, bids, blind):
+    """Cards ``seat`` passes to its partner (who passes as many back); 0 when it does not.
+
+    A blind-nil bidder whose partner did not also bid blind nil passes ``blind_nil_exchange``
+    (also when the partner bid a plain nil); a plain nil bidder whose partner bid no nil at all
+    passes ``nil_exchange``. Two blind nils, or two plain nils, never exchange.
+    """
+    if not rules[R_PARTNERSHIP]:
+        return 0
+    partner = (seat + 2) & 3
+    nil_on = rules[R_NIL] != 0
+    seat_zero = byte_of_nb(bids, seat) == 0
+    partner_zero = byte_of_nb(bids, partner) == 0
+    seat_blind_nil = seat_zero and flag_of_nb(blind, seat) != 0
+    partner_blind_nil = partner_zero and flag_of_nb(blind, partner) != 0
+    partner_nil = partner_zero and (nil_on or partner_blind_nil)
+    if seat_blind_nil:
+        return 0 if partner_blind_nil else rules[R_BLIND_NIL_EXCHANGE]
+    if seat_zero and nil_on and not partner_nil:
+        return rules[R_NIL_EXCHANGE]
+    return 0
