@@ -41,6 +41,7 @@ from .layout import (
     R_PARTNERSHIP,
     R_PLAYERS,
     R_TARGET,
+    STRATEGY_RANDOM,
 )
 from .rng import bounded_nb, seed_nb
 from .scoring import score_side_nb
@@ -213,16 +214,20 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 facts = hand_facts_nb(rules, bids, blind)
             illegal = 0
             tricks = 0  # packed, 8 bits per seat
-            played_mask = 0
+            in_play = hands[0] | hands[1] | hands[2] | hands[3]  # after any exchange
             spades_broken = False
             for trick_index in range(hand_size):
                 # The lead, apart from the followers: no per-card test of "am I leading?".
                 hand = hands[leader]
+                lead_kind = byte_of_nb(kinds_packed, leader)
+                played_mask = 0  # only a heuristic leader reads it; rebuilt from the holdings
+                if lead_kind != STRATEGY_RANDOM:
+                    played_mask = in_play & ~(hands[0] | hands[1] | hands[2] | hands[3])
                 legal = lead_mask_nb(rules, hand, spades_broken, trick_index)
                 if trick_index == 0 and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS:
                     legal = 1  # two_of_clubs: the 2C itself is the first lead
                 card, play_state = choose_card_nb(
-                    rules, byte_of_nb(kinds_packed, leader), leader, hand, legal, 0, leader,
+                    rules, lead_kind, leader, hand, legal, 0, leader,
                     -1, -1, facts, tricks, played_mask, play_state,
                 )
                 # Checked once per hand (a branch per card costs more than the OR). Every
@@ -230,7 +235,6 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 bit = 1 << card
                 illegal |= bit & ~legal
                 hands[leader] = hand ^ bit
-                played_mask |= bit
                 if record_plays:
                     out.plays[row, trick_index * players] = card
                     out.play_seats[row, trick_index * players] = leader
@@ -239,7 +243,6 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 spades_broken |= ((card >= 39) & ((hand & ~TRUMP_MASK) == 0)
                                   & (rules[R_BROKEN_BY_FORCED_LEAD] != 0))
                 led_side_suit = (led_mask & TRUMP_MASK) == 0
-                winning_card = card
                 winning_seat = leader
                 winning_strength = card_strength_nb(card, led_mask)
                 for k in range(1, players):
@@ -248,12 +251,11 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     legal = follow_mask_nb(hand, led_mask)
                     card, play_state = choose_card_nb(
                         rules, byte_of_nb(kinds_packed, seat), seat, hand, legal, k, leader,
-                        winning_card, winning_seat, facts, tricks, played_mask, play_state,
+                        winning_strength & 63, winning_seat, facts, tricks, 0, play_state,
                     )
                     bit = 1 << card
                     illegal |= bit & ~legal
                     hands[seat] = hand ^ bit
-                    played_mask |= bit
                     if record_plays:
                         out.plays[row, trick_index * players + k] = card
                         out.play_seats[row, trick_index * players + k] = seat
@@ -261,8 +263,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     spades_broken |= (card >= 39) & led_side_suit
                     strength = card_strength_nb(card, led_mask)
                     better = strength > winning_strength
+                    # (the winning card is winning_strength & 63: see card_strength_nb)
                     winning_strength = strength if better else winning_strength
-                    winning_card = card if better else winning_card
                     winning_seat = seat if better else winning_seat
                 tricks += 1 << (8 * winning_seat)
                 leader = winning_seat

@@ -361,7 +361,8 @@ def choose_card_nb(rules, kind, seat, hand, legal, n_in_trick, leader, winning_c
     """``(card, state)``: the card ``seat`` plays from ``legal`` (a non-empty bitboard).
 
     No strategy's play reads a parameter yet, so none is passed: a parameter tuple picked by a
-    runtime seat costs a jump table per card.
+    runtime seat costs a jump table per card. ``played_mask`` (the cards played so far) is
+    given to leaders only: the heuristic reads it only when leading.
 
     ``random`` picks the ``bounded(popcount(legal))``-th lowest legal card (one draw). The
     heuristic, in order of priority: a live nil bidder ducks (dumps its highest safe card); the
