@@ -44,9 +44,14 @@ def _seed(text: str) -> int:
     return value
 
 
-def _add_rules(parser):
-    parser.add_argument("--rules", default="classic", metavar="PRESET",
-                        help="rule preset (see `spades-sim rules`); default classic")
+def _add_rules(parser, several=False):
+    if several:
+        parser.add_argument("--rules", action="append", metavar="PRESET",
+                            help="rule preset (see `spades-sim rules`); default classic; with "
+                                 "--out, repeat it to play several presets on the same deals")
+    else:
+        parser.add_argument("--rules", default="classic", metavar="PRESET",
+                            help="rule preset (see `spades-sim rules`); default classic")
     parser.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE",
                         help="override one rule field (repeatable)")
 
@@ -61,9 +66,56 @@ def _build(args):
     from .rules import build_rules
     from .strategies import seat_strategies
 
-    rules = build_rules(args.rules, args.rule)
+    preset_name = args.rules[0] if isinstance(args.rules, list) else args.rules
+    rules = build_rules(preset_name or "classic", args.rule)
     strategies = seat_strategies(args.strategy or ["heuristic"], rules.players)
     return rules, strategies
+
+
+def _add_run_options(parser):
+    group = parser.add_argument_group("runs written to disk (chunked, resumable Parquet)")
+    group.add_argument("--out", metavar="DIR", help="write the run as a Parquet dataset to DIR "
+                       "(re-running the same command resumes it)")
+    group.add_argument("--chunk-size", type=_positive_int, default=None,
+                       help="hands (or games) per chunk; results depend on the seed and this "
+                            "(default 100000 hands or 1000 games)")
+    group.add_argument("--duplicate", action="store_true",
+                       help="also play every deal with the partnerships' seats swapped")
+    group.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                       help="loky: worker processes here; dask: a Dask cluster")
+    group.add_argument("--scheduler", metavar="ADDRESS",
+                       help="Dask scheduler address (tcp://host:8786); none starts a local one")
+    group.add_argument("--shard", metavar="I/N", help="play only the I-th of N shares of the "
+                       "chunks (for job arrays writing into one --out)")
+    group.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _run_to_disk(args, n_hands=None, n_games=None):
+    from .rules import build_rules
+    from .runner import RunSpec, execute, make_config, parse_shard
+    from .strategies import seat_strategies
+
+    if args.log:
+        raise UserError("--log and --out do not go together; use one or the other")
+    configs = []
+    for name in args.rules or ["classic"]:
+        rules = build_rules(name, args.rule)
+        strategies = seat_strategies(args.strategy or ["heuristic"], rules.players)
+        configs.append(make_config(name, rules, strategies))
+    chunk_size = args.chunk_size or (1000 if n_games else 100_000)
+    spec = RunSpec(tuple(configs), args.seed, n_hands=n_hands, n_games=n_games,
+                   chunk_size=chunk_size, duplicate=args.duplicate)
+    shard = parse_shard(args.shard) if args.shard else None
+    summary = execute(spec, args.out, jobs=args.jobs, backend=args.backend,
+                      scheduler=args.scheduler, shard=shard, quiet=args.quiet)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{summary['out']}: played {summary['played_chunks']} chunk(s), skipped "
+              f"{summary['skipped_chunks']} already done; {summary['units']:,} "
+              f"{spec.unit_name} in {summary['seconds']:.1f} s "
+              f"({summary['rate']:,.0f} {spec.unit_name}/s)")
+    return 0
 
 
 def _write_log(path, run):
@@ -76,6 +128,10 @@ def cmd_simulate(args):
     from .analysis.summary import format_table, side_summary
     from .api import simulate_hands
 
+    if args.out:
+        return _run_to_disk(args, n_hands=args.hands)
+    if args.rules and len(args.rules) > 1:
+        raise UserError("several --rules need --out (a run on disk)")
     rules, strategies = _build(args)
     run = simulate_hands(rules, strategies, args.hands, args.seed, jobs=args.jobs,
                          record_plays=bool(args.log))
@@ -97,6 +153,10 @@ def cmd_games(args):
     from .analysis.summary import format_table, game_summary, side_summary
     from .api import play_games
 
+    if args.out:
+        return _run_to_disk(args, n_games=args.games)
+    if args.rules and len(args.rules) > 1:
+        raise UserError("several --rules need --out (a run on disk)")
     rules, strategies = _build(args)
     run = play_games(rules, strategies, args.games, args.seed, jobs=args.jobs,
                      record_plays=bool(args.log))
@@ -116,6 +176,27 @@ def cmd_games(args):
     print(format_table(side_summary(run)))
     if args.log:
         print(f"hand log: {args.log}")
+    return 0
+
+
+def cmd_status(args):
+    from .runner import run_status
+
+    status = run_status(args.dir)
+    if args.json:
+        print(json.dumps(status))
+        return 0
+    share = status["units_done"] / status["units"] if status["units"] else 1.0
+    print(f"{status['out']}: {status['units_done']:,}/{status['units']:,} {status['unit']} "
+          f"({share:.1%}), {status['done']}/{status['chunks']} chunks of {status['chunk_size']:,}"
+          f"; seed {status['seed']}; configurations: {', '.join(status['configs'])}")
+    if status["corrupt"]:
+        print(f"corrupt or unfinished chunk files (played again on resume): {status['corrupt']}")
+    if status["missing"]:
+        shown = status["missing"][:20]
+        more = " ..." if len(status["missing"]) > 20 else ""
+        print(f"missing chunks: {shown}{more}")
+    print("complete" if status["complete"] else "incomplete: re-run the same command to resume")
     return 0
 
 
@@ -186,24 +267,31 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     simulate = sub.add_parser("simulate", help="play independent hands and summarise them")
-    _add_rules(simulate)
+    _add_rules(simulate, several=True)
     _add_strategy(simulate)
     simulate.add_argument("--hands", type=_positive_int, default=100_000)
     simulate.add_argument("--seed", type=_seed, default=0)
     simulate.add_argument("--jobs", type=_positive_int, default=1)
     simulate.add_argument("--log", metavar="FILE", help="write a hand log (JSON Lines)")
     simulate.add_argument("--json", action="store_true", help="print the table as JSON")
+    _add_run_options(simulate)
     simulate.set_defaults(func=cmd_simulate)
 
     games = sub.add_parser("games", help="play whole games to the target")
-    _add_rules(games)
+    _add_rules(games, several=True)
     _add_strategy(games)
     games.add_argument("--games", type=_positive_int, default=1000)
     games.add_argument("--seed", type=_seed, default=0)
     games.add_argument("--jobs", type=_positive_int, default=1)
     games.add_argument("--log", metavar="FILE", help="write a hand log (JSON Lines)")
     games.add_argument("--json", action="store_true", help="print the results as JSON")
+    _add_run_options(games)
     games.set_defaults(func=cmd_games)
+
+    status = sub.add_parser("status", help="progress of a run directory (--out)")
+    status.add_argument("dir")
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(func=cmd_status)
 
     replay = sub.add_parser("replay", help="validate and score a hand log")
     replay.add_argument("file", help="hand log (JSON Lines); - for standard input")
@@ -232,13 +320,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     from .rules import RulesError
+    from .runner import RunError
     from .strategies import StrategyError
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (RulesError, StrategyError, UserError) as error:
+    except (RulesError, StrategyError, UserError, RunError) as error:
         print(f"spades-sim {args.command}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -61,3 +61,91 @@ def game_frame(run: Run) -> pd.DataFrame:
     for side in range(run.rules.n_sides):
         data[f"score_{side}"] = games.final_score[:, side].astype(np.int64)
     return pd.DataFrame(data)
+
+
+# -- the tidy per-seat schema of run datasets (runner.py writes it, load_run reads it) ----------
+_SUIT_LOW13 = 0x1FFF
+_HONOUR_RANKS = {"aces": 12, "kings": 11, "queens": 10, "jacks": 9}
+
+
+def hand_features(masks: np.ndarray) -> dict[str, np.ndarray]:
+    """Features of dealt hands (int64 bitboards, any shape): ``spades`` (trumps, jokers
+    included), ``high_cards`` (aces, kings and queens), ``hcp`` (4/3/2/1 for A/K/Q/J, a joker
+    counts as an ace), ``voids`` and ``singletons`` among the four suits, ``longest`` suit."""
+    masks = np.asarray(masks, dtype=np.int64)
+    lengths = np.stack(
+        [np.bitwise_count((masks >> (13 * suit)) & _SUIT_LOW13) for suit in range(3)]
+        + [np.bitwise_count((masks >> 39) & 0x7FFF)]
+    ).astype(np.int64)
+    column = 1 | (1 << 13) | (1 << 26) | (1 << 39)
+    counts = {name: np.bitwise_count(masks & (column << rank)).astype(np.int64)
+              for name, rank in _HONOUR_RANKS.items()}
+    jokers = np.bitwise_count((masks >> 52) & 3).astype(np.int64)
+    return {
+        "spades": lengths[3],
+        "high_cards": counts["aces"] + counts["kings"] + counts["queens"] + jokers,
+        "hcp": 4 * (counts["aces"] + jokers) + 3 * counts["kings"] + 2 * counts["queens"]
+        + counts["jacks"],
+        "voids": (lengths == 0).sum(axis=0),
+        "singletons": (lengths == 1).sum(axis=0),
+        "longest": lengths.max(axis=0),
+    }
+
+
+TIDY_COLUMNS = (
+    "config", "duplicate", "chunk", "hand_id", "game_id", "rules", "dealer", "seat", "side",
+    "strategy", "bid", "blind", "nil", "bumped", "tricks", "side_contract", "side_taken",
+    "score_before", "bags_before", "score_delta", "bags_after", "spades", "high_cards", "hcp",
+    "voids", "singletons", "longest",
+)
+
+
+def tidy_frame(hands, rules, strategies, *, config: str, duplicate: bool = False,
+               chunk: int = 0) -> pd.DataFrame:
+    """One row per hand and seat, in the documented run schema (``TIDY_COLUMNS``).
+
+    Side columns (``side_contract``, ``side_taken``, scores and bags) repeat the seat's side's
+    values; features describe the seat's hand as dealt (before any exchange).
+    """
+    players = rules.players
+    n_hands = len(hands.hand_id)
+    seats = np.tile(np.arange(players, dtype=np.int8), n_hands)
+    sides = (seats % 2 if rules.partnership else seats).astype(np.int8)
+    rows = np.repeat(np.arange(n_hands), players)
+    bids = hands.bids[:, :players].reshape(-1).astype(np.int8)
+    blind = hands.blind[:, :players].reshape(-1).astype(bool)
+    tricks = hands.tricks[:, :players].reshape(-1).astype(np.int8)
+    nil = (bids == 0) & (rules.nil | blind)
+    counts_toward = ~nil | (rules.failed_nil_tricks == "count_toward_bid")
+    per_side = np.zeros((n_hands, 4, 2), dtype=np.int16)
+    np.add.at(per_side, (rows, sides, 0), np.where(nil, 0, bids).astype(np.int16))
+    np.add.at(per_side, (rows, sides, 1), np.where(counts_toward, tricks, 0).astype(np.int16))
+    names = [str(s) for s in strategies]
+    features = hand_features(hands.hands[:, :players].reshape(-1))
+    frame = pd.DataFrame(
+        {
+            "config": pd.Categorical([config] * len(rows)),
+            "duplicate": np.full(len(rows), bool(duplicate)),
+            "chunk": np.full(len(rows), chunk, dtype=np.int32),
+            "hand_id": hands.hand_id[rows],
+            "game_id": hands.game_id[rows],
+            "rules": pd.Categorical([rules.preset_name] * len(rows)),
+            "dealer": hands.dealer[rows].astype(np.int8),
+            "seat": seats,
+            "side": sides,
+            "strategy": pd.Categorical(np.array(names, dtype=object)[seats]),
+            "bid": bids,
+            "blind": blind,
+            "nil": nil,
+            "bumped": hands.bumped[:, :players].reshape(-1).astype(bool),
+            "tricks": tricks,
+            "side_contract": per_side[rows, sides, 0],
+            "side_taken": per_side[rows, sides, 1],
+            "score_before": hands.score_before[rows, sides].astype(np.int32),
+            "bags_before": hands.bags_before[rows, sides].astype(np.int16),
+            "score_delta": hands.score_delta[rows, sides].astype(np.int32),
+            "bags_after": hands.bags_after[rows, sides].astype(np.int16),
+            **{name: values.astype(np.int8) for name, values in features.items()},
+        }
+    )
+    return frame[list(TIDY_COLUMNS)]
