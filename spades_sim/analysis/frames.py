@@ -100,6 +100,16 @@ TIDY_COLUMNS = (
 )
 
 
+def _constant_category(value: str, length: int) -> pd.Categorical:
+    return pd.Categorical.from_codes(np.zeros(length, dtype=np.int8), categories=[value])
+
+
+def _seat_category(names: list[str], seats: np.ndarray) -> pd.Categorical:
+    categories = sorted(set(names))
+    codes = np.array([categories.index(name) for name in names], dtype=np.int8)
+    return pd.Categorical.from_codes(codes[seats], categories=categories)
+
+
 def tidy_frame(hands, rules, strategies, *, config: str, duplicate: bool = False,
                chunk: int = 0) -> pd.DataFrame:
     """One row per hand and seat, in the documented run schema (``TIDY_COLUMNS``).
@@ -124,16 +134,16 @@ def tidy_frame(hands, rules, strategies, *, config: str, duplicate: bool = False
     features = hand_features(hands.hands[:, :players].reshape(-1))
     frame = pd.DataFrame(
         {
-            "config": pd.Categorical([config] * len(rows)),
+            "config": _constant_category(config, len(rows)),
             "duplicate": np.full(len(rows), bool(duplicate)),
             "chunk": np.full(len(rows), chunk, dtype=np.int32),
             "hand_id": hands.hand_id[rows],
             "game_id": hands.game_id[rows],
-            "rules": pd.Categorical([rules.preset_name] * len(rows)),
+            "rules": _constant_category(rules.preset_name, len(rows)),
             "dealer": hands.dealer[rows].astype(np.int8),
             "seat": seats,
             "side": sides,
-            "strategy": pd.Categorical(np.array(names, dtype=object)[seats]),
+            "strategy": _seat_category(names, seats),
             "bid": bids,
             "blind": blind,
             "nil": nil,
