@@ -33,7 +33,10 @@ from . import records
 from .cards import N_CARD_INDICES, card_text, parse_card, suit_of, texts_of
 from .reference import (
     TRUMP_MASK,
+    blind_allowed,
     breaks_spades,
+    deficit,
+    exchange_size,
     is_misdeal,
     is_nil,
     legal_cards,
@@ -295,14 +298,13 @@ def _check_hands(rules: Rules, obj) -> list[int]:
     return masks
 
 
-def _trails_by(rules: Rules, seat: int, score_before) -> int:
-    side = rules.side_of(seat)
-    others = [score for other, score in enumerate(score_before) if other != side]
-    return max(others) - score_before[side]
-
-
 def _check_bids(rules: Rules, obj, dealer, blind, bids, bumped, score_before) -> None:
-    """Bid range, blind bids and their deficits, bumps, and the bid constraints."""
+    """Bid range, blind bids and their deficits, bumps, and the bid constraints.
+
+    The deficits are read from ``score_before`` (rules.md: a blind bid is allowed only when the
+    bidder's side trails the leading other side by at least the field's ``..._min_deficit``; a
+    minimum of 0 always allows it). The constraints apply to the bids before any bump.
+    """
     size = rules.hand_size
     for seat in range(rules.players):
         bid = bids[seat]
@@ -322,10 +324,11 @@ def _check_bids(rules: Rules, obj, dealer, blind, bids, bumped, score_before) ->
                 raise _Bad(f"bids: seat {seat} bid {kind}; allowed blind bids "
                            f"1..{rules.blind_bid_max}")
             needed = getattr(rules, deficit_field)
-            behind = _trails_by(rules, seat, score_before)
-            if needed > 0 and behind < needed:
-                raise _Bad(f"bids: seat {seat} bid {kind} but its side trails by {behind}; "
-                           f"it must trail by at least {needed} ({deficit_field})")
+            behind = deficit(rules, seat, score_before)
+            if not blind_allowed(needed, behind):
+                standing = f"trails by {behind}" if behind >= 0 else f"leads by {-behind}"
+                raise _Bad(f"bids: seat {seat} bid {kind} but its side {standing}; it must "
+                           f"trail by at least {needed} ({deficit_field})")
         if bumped[seat]:
             if not rules.bid_bump:
                 raise _Bad(f"bumped: seat {seat} raised its bid, which these rules do not "
@@ -350,23 +353,17 @@ def _check_bids(rules: Rules, obj, dealer, blind, bids, bumped, score_before) ->
 
 
 def _exchanges_due(rules: Rules, bids, blind) -> dict[int, tuple[int, int, int, str]]:
-    """Per team: ``(passer, partner, k, kind)`` of the exchange its nil bid calls for."""
+    """Per team: ``(passer, partner, k, kind)`` of the exchange its nil bid calls for.
+
+    ``reference.exchange_size``: a blind nil exchanges even when the partner bid a plain nil;
+    two blind nils, or two plain nils, never exchange; at most one seat of a team passes first.
+    """
     due = {}
-    if not rules.partnership:
-        return due
-    for team in (0, 1):
-        pair = (team, team + 2)
-        blind_nils = [seat for seat in pair if blind[seat] and bids[seat] == 0]
-        plain_nils = [seat for seat in pair if not blind[seat] and is_nil(rules, bids[seat], False)]
-        # A blind nil exchanges even when the partner bid a plain nil; two blind nils, or two
-        # plain nils, never exchange.
-        if len(blind_nils) == 1 and rules.blind_nil_exchange > 0:
-            passer, k, kind = blind_nils[0], rules.blind_nil_exchange, "blind nil"
-        elif not blind_nils and len(plain_nils) == 1 and rules.nil_exchange > 0:
-            passer, k, kind = plain_nils[0], rules.nil_exchange, "nil"
-        else:
-            continue
-        due[team] = (passer, (passer + 2) % 4, k, kind)
+    for seat in range(rules.players):
+        k = exchange_size(rules, seat, bids, blind)
+        if k:
+            kind = "blind nil" if blind[seat] else "nil"
+            due[rules.side_of(seat)] = (seat, (seat + 2) % 4, k, kind)
     return due
 
 

@@ -1,20 +1,24 @@
 """Slow, readable, pure-Python twin of the numba engine: the test oracle.
 
-From the same stream keys this module reproduces the engine bit for bit: the dealt hands, the
-dealer and first leader, every bid, every play, the tricks, the score and bag counters, and for
-whole games the sequence of hands and the game results. It follows the draw contract documented in
-``engine/rng.py`` and ``engine/deal.py`` and mirrors, decision for decision, the strategies of
-``engine/strategy_kernels.py`` (floating-point sums in the same order, so ties and thresholds fall
-the same way). It never imports numba and uses plain Python ints for bitboards and the PRNG.
+From the same stream keys this module reproduces the engine bit for bit: the dealt hands (the
+shuffle, the misdeal redeal and the two-player draw deal), the dealer and first leader, every
+blind choice, bid and bid bump, every card passed in an exchange, every play, the tricks, the
+score and bag counters, and for whole games the sequence of hands and the game results. It
+follows the draw contract documented in ``engine/rng.py`` and ``engine/deal.py`` and mirrors,
+decision for decision, the auction of ``engine/bidding.py`` and the strategies of
+``engine/strategy_kernels.py`` (floating-point sums in the same order, so ties and thresholds
+fall the same way). It uses plain Python ints for bitboards and the PRNG and never calls a
+kernel.
+
+The stream order of one hand: the deal stream shuffles (and redeals), then draws the first
+leader under ``first_leader = "random"``; the play stream makes the draw deal's keep choices,
+then per bidder in bidding order its blind choice (only when a blind option is allowed) and its
+bid (only when it looked), then the bump choices, then the exchange passes, then the cards.
 
 It is also the home of the small pure rule helpers that the hand-log replay (``handlog.py``)
 reuses: :func:`legal_cards`, :func:`beats`, :func:`trick_winner`, :func:`breaks_spades`,
-:func:`is_nil` and :func:`score_hand`.
-
-Like the engine today, the simulation refuses the rule values ``api.check_supported`` refuses
-(``deal = "draw"``, ``bids_total_not_tricks``, ``bid_bump``, ``min_team_bid``, ``nil_exchange``)
-and makes no blind bids and so no exchanges (the strategies never choose them).
-:func:`score_hand`, in contrast, implements every scoring field.
+:func:`is_nil`, :func:`legal_bids`, :func:`blind_allowed`, :func:`exchange_size` and
+:func:`score_hand`.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ GOLDEN_GAMMA = 0x9E3779B97F4A7C15
 WY_INCREMENT = 0xA0761D6478BD642F
 WY_XOR = 0xE7037ED1A0B428DB
 GAME_SHIFT = 20  # game g: first dealer on key index g << 20, its hand j on (g << 20) + 1 + j
+# A random strategy's probability ``rate`` is the threshold ``round(rate * RATE_ONE)``: the
+# choice is made when ``bounded(RATE_ONE)`` draws below it (``engine/layout.py``).
+RATE_ONE = 1 << 15
 
 # --- card sets ------------------------------------------------------------------------------
 TRUMP_MASK = SUIT_MASKS[3] | JOKER_MASK  # spades and both jokers
@@ -203,6 +210,113 @@ def is_nil(rules: Rules, bid: int, blind: bool) -> bool:
     return bid == 0 and (rules.nil or bool(blind))
 
 
+# --- the auction (engine/bidding.py) ----------------------------------------------------------
+def bids_of(mask: int) -> list[int]:
+    """The bids of a bid bitmask (bit ``b`` = bid ``b``), lowest first."""
+    return cards_of(mask)
+
+
+def legal_bids(rules: Rules, seat: int, position: int, bids, blind, zero_is_nil: bool) -> int:
+    """Bitmask of the bids (bit ``b`` = bid ``b``, 0..hand_size) ``seat`` may make.
+
+    Parameters
+    ----------
+    rules : Rules
+    seat : int
+    position : int
+        0-based place of ``seat`` in the bidding order (``players - 1`` bids last).
+    bids : sequence of int, one per seat
+        The bids made so far (before any bump); -1 (or None) for a seat yet to bid.
+    blind : sequence of bool, one per seat
+    zero_is_nil : bool
+        Whether a 0 from ``seat`` here would be a nil (a blind 0 always is).
+
+    Returns
+    -------
+    int
+        ``bids_total_not_tricks``: the last bidder may not make the total equal the number of
+        tricks. ``min_team_bid``: once the partner has bid, and not a nil, the two bids must
+        reach the minimum, unless this bid is a nil.
+
+    >>> from spades_sim.rules import preset
+    >>> rules = preset("classic", bids_total_not_tricks=True, min_team_bid=5)
+    >>> bids_of(legal_bids(rules, 3, 3, [4, 3, 2, -1], [False] * 4, True))  # not 4, not 1
+    [0, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13]
+    """
+    size = rules.hand_size
+    legal = (2 << size) - 1
+    if rules.bids_total_not_tricks and position == rules.players - 1:
+        total = sum(bids[other] for other in range(rules.players) if other != seat)
+        if total <= size:
+            legal &= ~(1 << (size - total))
+    if rules.min_team_bid > 0 and rules.partnership:
+        partner = (seat + 2) % 4
+        partner_bid = bids[partner]
+        if _has_bid(partner_bid) and not is_nil(rules, partner_bid, blind[partner]):
+            need = rules.min_team_bid - partner_bid
+            if need > 0:
+                allowed = ~((1 << need) - 1)
+                if zero_is_nil:
+                    allowed |= 1
+                legal &= allowed
+    return legal
+
+
+def _has_bid(bid) -> bool:
+    return bid is not None and bid >= 0
+
+
+def deficit(rules: Rules, seat: int, scores) -> int:
+    """How far the seat's side trails the best other side (negative when ahead).
+
+    >>> from spades_sim.rules import preset
+    >>> deficit(preset("classic"), 1, [250, 40]), deficit(preset("cutthroat"), 0, [90, 100, 20])
+    (210, 10)
+    """
+    side = rules.side_of(seat)
+    best_other = max(score for other, score in enumerate(scores) if other != side)
+    return best_other - scores[side]
+
+
+def blind_allowed(min_deficit: int, behind: int) -> bool:
+    """Whether a blind bid whose ``..._min_deficit`` field is ``min_deficit`` is allowed to a side
+    that trails the leading other side by ``behind`` (negative when ahead).
+
+    rules.md: allowed "only when the bidder's side trails the leading other side by at least the
+    field's ``..._min_deficit``", and "a ``..._min_deficit`` of 0 means always allowed, even when
+    ahead".
+
+    >>> blind_allowed(100, 100), blind_allowed(100, 99), blind_allowed(0, -300)
+    (True, False, True)
+    """
+    return min_deficit == 0 or behind >= min_deficit
+
+
+def exchange_size(rules: Rules, seat: int, bids, blind) -> int:
+    """Cards ``seat`` passes to its partner (who passes as many back); 0 when it does not.
+
+    A blind-nil bidder whose partner did not also bid blind nil passes ``blind_nil_exchange``
+    (also when the partner bid a plain nil); a plain nil bidder whose partner bid no nil at all
+    passes ``nil_exchange``. Two blind nils, or two plain nils, never exchange.
+
+    >>> from spades_sim.rules import preset
+    >>> rules = preset("classic", nil_exchange=2)
+    >>> [exchange_size(rules, seat, [0, 4, 0, 3], [True, False, False, False]) for seat in range(4)]
+    [3, 0, 0, 0]
+    >>> [exchange_size(rules, seat, [3, 0, 5, 4], [False] * 4) for seat in range(4)]
+    [0, 2, 0, 0]
+    """
+    if not rules.partnership:
+        return 0
+    partner = (seat + 2) % 4
+    if bids[seat] == 0 and blind[seat]:
+        partner_blind_nil = bids[partner] == 0 and blind[partner]
+        return 0 if partner_blind_nil else rules.blind_nil_exchange
+    if bids[seat] == 0 and rules.nil and not is_nil(rules, bids[partner], blind[partner]):
+        return rules.nil_exchange
+    return 0
+
+
 # --- scoring --------------------------------------------------------------------------------
 def score_side(rules: Rules, side: int, bids, blind, tricks, bags_before: int) -> tuple[int, int]:
     """Points and bag counter after the hand for one side: ``(delta, bags_after)``."""
@@ -325,24 +439,50 @@ def game_over(rules: Rules, scores, n_hands: int) -> tuple[bool, int]:
     return False, -1
 
 
-# --- dealing --------------------------------------------------------------------------------
-def deal(rules: Rules, stream: Stream) -> list[int]:
-    """Shuffle and deal on the deal stream; one bitboard per seat (``engine/deal.py``).
+# --- dealing (engine/deal.py) ---------------------------------------------------------------
+def shuffled_deck(rules: Rules, stream: Stream) -> list[int]:
+    """The rules' deck in ascending index order, then Fisher-Yates from the top on ``stream``:
+    for ``i = n-1 .. 1`` swap ``deck[i]`` with ``deck[bounded(i + 1)]``."""
+    deck = cards_of(rules.deck_mask)
+    for i in range(len(deck) - 1, 0, -1):
+        j = stream.bounded(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
 
-    The deck in ascending index order, then Fisher-Yates from the top: for ``i = n-1 .. 1``
-    swap ``deck[i]`` with ``deck[bounded(i + 1)]``; seat ``s`` gets
-    ``deck[s*hand_size:(s+1)*hand_size]``.
-    With ``misdeal_redeal`` the whole deal repeats on the same stream while a hand is a misdeal.
+
+def deal(rules: Rules, stream: Stream) -> list[int]:
+    """Shuffle and deal on the deal stream; one bitboard per seat.
+
+    After :func:`shuffled_deck`, seat ``s`` gets ``deck[s*hand_size:(s+1)*hand_size]``. With
+    ``misdeal_redeal`` the whole deal repeats on the same stream while a hand is a misdeal.
     """
     size = rules.hand_size
     while True:
-        deck = cards_of(rules.deck_mask)
-        for i in range(len(deck) - 1, 0, -1):
-            j = stream.bounded(i + 1)
-            deck[i], deck[j] = deck[j], deck[i]
+        deck = shuffled_deck(rules, stream)
         hands = [mask_of(deck[seat * size:(seat + 1) * size]) for seat in range(rules.players)]
         if not rules.misdeal_redeal or not any(is_misdeal(hand) for hand in hands):
             return hands
+
+
+def draw_deal(rules: Rules, strategies, dealer: int, deal_stream: Stream,
+              play_stream: Stream) -> list[int]:
+    """The two-player draw deal (``deal = "draw"``); one bitboard per seat.
+
+    The stock is :func:`shuffled_deck` (deal stream). The player left of the dealer draws first
+    from ``deck[0:26]``: pair ``p`` is ``deck[2p]`` (face up) and ``deck[2p + 1]`` (face down);
+    it keeps the face-up card or takes the face-down one (:func:`choose_keep`, play stream).
+    Then the other player does the same with ``deck[26:52]``.
+    """
+    deck = shuffled_deck(rules, deal_stream)
+    hands = [0, 0]
+    first = (dealer + 1) % 2
+    for turn, seat in enumerate((first, 1 - first)):
+        stock = deck[26 * turn:26 * (turn + 1)]
+        for pair in range(rules.hand_size):
+            face_up, face_down = stock[2 * pair], stock[2 * pair + 1]
+            keep = choose_keep(strategies[seat], face_up, play_stream)
+            hands[seat] |= 1 << (face_up if keep else face_down)
+    return hands
 
 
 # --- strategies (engine/strategy_kernels.py) --------------------------------------------------
@@ -384,8 +524,27 @@ def winning_cards(legal: int, winning_card: int) -> int:
     return (suit_cards(legal, suit_of(winning_card)) & above) | (legal & TRUMP_MASK)
 
 
-def estimate_tricks(params: dict, hand: int) -> float:
-    """The heuristic's trick estimate (same terms, same order as the kernel)."""
+def rate_threshold(rate: float) -> int:
+    """A random strategy's probability as its threshold out of ``RATE_ONE``:
+    ``round(rate * RATE_ONE)``, computed as the kernel does (``int(rate * RATE_ONE + 0.5)``)."""
+    return int(rate * RATE_ONE + 0.5)
+
+
+def chance(rate: float, stream: Stream) -> bool:
+    """One draw ``bounded(RATE_ONE)``: true when it falls below the threshold of ``rate``."""
+    return stream.bounded(RATE_ONE) < rate_threshold(rate)
+
+
+def estimate_tricks(rules: Rules, params: dict, hand: int) -> float:
+    """The heuristic's trick estimate (same terms, same order as the kernel).
+
+    Side suits: ``ace`` per ace, ``king`` per guarded king, ``queen`` per twice-guarded queen;
+    the deck's three highest trumps (AS, KS, QS; BJ, LJ, AS with jokers) 1 each when held with
+    enough trumps; ``long_spade`` per trump beyond ``rules.trump_share``; ``ruff`` per spare trump
+    that can ruff (two per void, one per singleton). Scaled by ``draw_scale`` after the draw
+    deal, else by ``4 / players``. The kernel adds ``param * 0`` where a term does not apply,
+    which leaves the sum bit for bit as if the term were skipped, as it is here.
+    """
     estimate = 0.0
     ruff_chances = 0
     for suit in range(3):
@@ -404,28 +563,101 @@ def estimate_tricks(params: dict, hand: int) -> float:
             estimate += params["queen"]
     trumps = hand & TRUMP_MASK
     n_trumps = trumps.bit_count()
-    honours = (trumps & (JOKER_MASK | (1 << ACE_OF_SPADES))).bit_count()
-    if n_trumps >= 2 and trumps & (1 << KING_OF_SPADES):
-        honours += 1
-    if n_trumps >= 3 and trumps & (1 << QUEEN_OF_SPADES):
-        honours += 1
+    top = highest(rules.deck_mask)  # the deck's highest trump: AS, or BJ with jokers
+    honours = 0
+    for rank_below, needed in ((0, 1), (1, 2), (2, 3)):
+        if trumps >> (top - rank_below) & 1 and n_trumps >= needed:
+            honours += 1
     estimate += honours
-    if n_trumps > 3:
-        estimate += params["long_spade"] * (n_trumps - 3)
+    if n_trumps > rules.trump_share:
+        estimate += params["long_spade"] * (n_trumps - rules.trump_share)
     spare = min(n_trumps - honours, ruff_chances)
     if spare > 0:
         estimate += params["ruff"] * spare
+    if rules.deal == "draw":
+        return estimate * params["draw_scale"]
+    if rules.players != 4:
+        return estimate * (4.0 / rules.players)
     return estimate
 
 
+def choose_keep(strategy: Strategy, face_up: int, play_stream: Stream) -> bool:
+    """Draw deal: whether to keep the face-up card (else take the face-down one).
+
+    ``random``: a ``keep_rate`` chance. ``heuristic``: a card of rank ``keep_rank`` or higher
+    (jokers rank 13 and 14).
+    """
+    if strategy.name == "random":
+        return chance(strategy.params["keep_rate"], play_stream)
+    return rank_of(face_up) >= strategy.params["keep_rank"]
+
+
+def choose_blind(strategy: Strategy, behind: int, partner_nil: bool, blind_nil_ok: bool,
+                 blind_bids: int, play_stream: Stream) -> int:
+    """Before looking at its cards: -1 to look, 0 for blind nil, or a blind number bid.
+
+    Called only when an option exists: ``blind_nil_ok``, or ``blind_bids`` (a bid bitmask of
+    the blind number bids allowed). ``random``: one draw ``u = bounded(RATE_ONE)``; blind nil
+    when ``u`` is below the ``blind_nil_rate`` threshold (if allowed), else a blind bid when it
+    is below both thresholds together (if one is allowed: a second draw picks it uniformly).
+    ``heuristic``: blind nil when trailing by ``blind_nil_deficit`` and the partner has not bid
+    a nil, else the allowed blind bid nearest to ``blind_bid`` (at or below it first) when
+    trailing by ``blind_bid_deficit``.
+    """
+    params = strategy.params
+    if strategy.name == "random":
+        draw = play_stream.bounded(RATE_ONE)
+        threshold = rate_threshold(params["blind_nil_rate"]) if blind_nil_ok else 0
+        if draw < threshold:
+            return 0
+        if blind_bids:
+            threshold += rate_threshold(params["blind_bid_rate"])
+            if draw < threshold:
+                options = bids_of(blind_bids)
+                return options[play_stream.bounded(len(options))]
+        return -1
+    if blind_nil_ok and not partner_nil and behind >= params["blind_nil_deficit"]:
+        return 0
+    if blind_bids and behind >= params["blind_bid_deficit"]:
+        want = int(params["blind_bid"])
+        at_or_below = [bid for bid in bids_of(blind_bids) if bid <= want]
+        return at_or_below[-1] if at_or_below else bids_of(blind_bids)[0]
+    return -1
+
+
+def nearest_legal_bid(bid: int, legal: int, hand_size: int) -> int:
+    """``bid`` if ``legal`` allows it, else the nearest allowed non-zero bid (above first), else
+    0.
+
+    >>> nearest_legal_bid(4, 0b1101111, 13), nearest_legal_bid(4, 0b0000001, 13)
+    (5, 0)
+    """
+    if legal >> bid & 1:
+        return bid
+    for distance in range(1, hand_size + 1):
+        up, down = bid + distance, bid - distance
+        if up <= hand_size and legal >> up & 1:
+            return up
+        if down >= 1 and legal >> down & 1:
+            return down
+    return 0
+
+
 def choose_bid(rules: Rules, strategy: Strategy, seat: int, hand: int, bids: list[int],
-               play_stream: Stream) -> int:
-    """The bid of ``seat`` having seen ``hand``; ``bids`` holds -1 for seats yet to bid."""
+               legal: int, play_stream: Stream) -> int:
+    """The bid of ``seat`` having seen ``hand``; ``bids`` holds -1 for seats yet to bid and
+    ``legal`` is the bid bitmask of :func:`legal_bids`.
+
+    ``random``: uniform among the legal bids in ``bid_min..bid_max``, among all the legal ones
+    when none is there (one draw). ``heuristic``: nil or ``round(estimate + aggression)`` within
+    1..hand_size, then :func:`nearest_legal_bid`.
+    """
     params = strategy.params
     if strategy.name == "random":
         low, high = int(params["bid_min"]), int(params["bid_max"])
-        return low + play_stream.bounded(high - low + 1)
-    estimate = estimate_tricks(params, hand)
+        candidates = [bid for bid in bids_of(legal) if low <= bid <= high] or bids_of(legal)
+        return candidates[play_stream.bounded(len(candidates))]
+    estimate = estimate_tricks(rules, params, hand)
     partner_nil = rules.partnership and bids[(seat + 2) % rules.players] == 0
     if (
         rules.nil
@@ -434,8 +666,43 @@ def choose_bid(rules: Rules, strategy: Strategy, seat: int, hand: int, bids: lis
         and (hand & TRUMP_MASK).bit_count() <= params["nil_max_spades"]
         and not hand & (1 << ACE_OF_SPADES)
     ):
-        return 0
-    return min(max(int(estimate + params["aggression"] + 0.5), 1), rules.hand_size)
+        bid = 0
+    else:
+        bid = min(max(int(estimate + params["aggression"] + 0.5), 1), rules.hand_size)
+    return nearest_legal_bid(bid, legal, rules.hand_size)
+
+
+def choose_bump(rules: Rules, strategy: Strategy, hand: int, bid: int,
+                play_stream: Stream) -> bool:
+    """Bid bump: whether to raise ``bid`` by one. ``random``: a ``bump_rate`` chance.
+    ``heuristic``: when ``estimate + aggression - bid >= bump_threshold``."""
+    params = strategy.params
+    if strategy.name == "random":
+        return chance(params["bump_rate"], play_stream)
+    margin = estimate_tricks(rules, params, hand) + params["aggression"] - bid
+    return margin >= params["bump_threshold"]
+
+
+def choose_pass(strategy: Strategy, hand: int, n_cards: int, nil_bidder: bool,
+                play_stream: Stream) -> int:
+    """The bitmask of the ``n_cards`` cards ``hand`` passes in an exchange.
+
+    ``random``: one card at a time, uniformly among those left. ``heuristic``: the nil bidder
+    passes its highest cards by rank (ties: the lowest suit); its partner passes back its
+    lowest, side suits before trumps.
+    """
+    passed = 0
+    left = hand
+    for _ in range(n_cards):
+        if strategy.name == "random":
+            card = cards_of(left)[play_stream.bounded(left.bit_count())]
+        elif nil_bidder:
+            card = highest_rank(left)
+        else:
+            card = lowest_rank(prefer_side_suits(left))
+        passed |= 1 << card
+        left &= ~(1 << card)
+    return passed
 
 
 def _is_live_nil(rules, bids, blind, tricks, seat) -> bool:
@@ -526,36 +793,117 @@ def choose_card(rules: Rules, strategy: Strategy, seat: int, hand: int, legal: i
 
 
 # --- one hand, many hands, whole games ----------------------------------------------------------
+def bid_round(rules: Rules, strategies, dealer: int, hands: list[int], scores,
+              play_stream: Stream) -> tuple[list[int], list[bool], list[bool]]:
+    """One round of bidding from the dealer's left, then the bumps (``engine/bidding.py``).
+
+    ``hands`` are the dealt bitboards and ``scores`` the per-side scores before the hand.
+    Returns ``(bids, blind, bumped)``, one entry per seat, bids after any bump. Each bidder first
+    chooses whether to bid blind (:func:`choose_blind`), only when a blind bid is allowed (the
+    rule, its deficit, the bid constraints), else bids from :func:`legal_bids`
+    (:func:`choose_bid`); then with ``bid_bump`` each non-nil, non-blind bid below the hand size
+    may be raised by one (:func:`choose_bump`), in bidding order.
+    """
+    players, size = rules.players, rules.hand_size
+    bids = [-1] * players
+    blind = [False] * players
+    order = [(dealer + 1 + position) % players for position in range(players)]
+    for position, seat in enumerate(order):
+        strategy = strategies[seat]
+        choice = -1
+        if rules.blind_nil or rules.blind_bids:
+            behind = deficit(rules, seat, scores)
+            blind_nil_ok = (
+                rules.blind_nil
+                and blind_allowed(rules.blind_nil_min_deficit, behind)
+                and bool(legal_bids(rules, seat, position, bids, blind, True) & 1)
+            )
+            blind_bids = 0
+            if rules.blind_bids and blind_allowed(rules.blind_bid_min_deficit, behind):
+                blind_bids = (legal_bids(rules, seat, position, bids, blind, rules.nil)
+                              & ((2 << rules.blind_bid_max) - 2))
+            if blind_nil_ok or blind_bids:
+                partner = (seat + 2) % 4
+                partner_nil = rules.partnership and is_nil(rules, bids[partner], blind[partner])
+                choice = choose_blind(strategy, behind, partner_nil, blind_nil_ok, blind_bids,
+                                      play_stream)
+        if choice >= 0:
+            bids[seat] = choice
+            blind[seat] = True
+            continue
+        legal = legal_bids(rules, seat, position, bids, blind, rules.nil)
+        if not legal:  # (nil off, min_team_bid = hand size and bids_total_not_tricks can do it)
+            raise ValueError(f"seat {seat} has no legal bid after the bids {bids}")
+        bid = choose_bid(rules, strategy, seat, hands[seat], bids, legal, play_stream)
+        if not (0 <= bid <= size and legal >> bid & 1):
+            raise ValueError(f"strategy {strategy} made the bid {bid} for seat {seat}, which "
+                             f"the rules do not allow")
+        bids[seat] = bid
+    bumped = [False] * players
+    if rules.bid_bump:
+        for seat in order:
+            bid = bids[seat]
+            if is_nil(rules, bid, blind[seat]) or blind[seat] or bid >= size:
+                continue
+            if choose_bump(rules, strategies[seat], hands[seat], bid, play_stream):
+                bids[seat] += 1
+                bumped[seat] = True
+    return bids, blind, bumped
+
+
+def exchange_cards(rules: Rules, strategies, dealer: int, hands: list[int], bids, blind,
+                   play_stream: Stream) -> list[tuple[int, int, int]]:
+    """The exchanges, in bidding order; updates ``hands`` in place.
+
+    Each seat whose :func:`exchange_size` is ``k > 0`` passes ``k`` cards to its partner
+    (:func:`choose_pass` as the nil bidder), then the partner passes ``k`` back (as the
+    partner; it may pass back a card it just received). Returns the ``(from, to, card)``
+    entries as the engine records them: each pass lowest card first.
+    """
+    entries = []
+    for position in range(rules.players):
+        seat = (dealer + 1 + position) % rules.players
+        k = exchange_size(rules, seat, bids, blind)
+        if not k:
+            continue
+        partner = (seat + 2) % 4
+        given = choose_pass(strategies[seat], hands[seat], k, True, play_stream)
+        hands[seat] &= ~given
+        hands[partner] |= given
+        returned = choose_pass(strategies[partner], hands[partner], k, False, play_stream)
+        hands[partner] &= ~returned
+        hands[seat] |= returned
+        entries += [(seat, partner, card) for card in cards_of(given)]
+        entries += [(partner, seat, card) for card in cards_of(returned)]
+    return entries
+
+
 def play_hand(rules: Rules, strategies, deal_key: int, play_key: int, key_index: int, dealer: int,
               score_before, bags_before) -> dict:
-    """Deal, bid, play and score one hand (``engine/simulate.py: play_hand_nb``).
+    """Deal, bid, exchange, play and score one hand (the hand loop of ``engine/simulate.py``).
 
     Returns a dict with the hand-log fields (``hand_id`` and ``game_id`` are left to the caller)
-    plus ``first_leader``; ``hands`` are the dealt bitboards, ``plays`` ``(seat, card)`` pairs.
+    plus ``first_leader``; ``hands`` are the dealt bitboards (before any exchange), ``exchange``
+    ``(from, to, card)`` triples, ``plays`` ``(seat, card)`` pairs.
     """
     players = rules.players
     deal_stream = Stream(deal_key, key_index)
     play_stream = Stream(play_key, key_index)
-    dealt = deal(rules, deal_stream)
+    if rules.deal == "draw":
+        dealt = draw_deal(rules, strategies, dealer, deal_stream, play_stream)
+    else:
+        dealt = deal(rules, deal_stream)
     hands = list(dealt)
-    bids = [-1] * players
-    blind = [False] * players
+    bids, blind, bumped = bid_round(rules, strategies, dealer, dealt, score_before, play_stream)
+    exchange = exchange_cards(rules, strategies, dealer, hands, bids, blind, play_stream)
     tricks = [0] * players
-
-    # Bidding: one round, clockwise from the dealer's left.
-    for turn in range(players):
-        seat = (dealer + 1 + turn) % players
-        bid = choose_bid(rules, strategies[seat], seat, hands[seat], bids, play_stream)
-        if not 0 <= bid <= rules.hand_size:
-            raise ValueError(f"strategy returned the bid {bid} for seat {seat}")
-        bids[seat] = bid
 
     # First leader; first_leader = random draws on the deal stream, after the deal.
     if rules.first_leader == "dealer_left":
         leader = (dealer + 1) % players
     elif rules.first_leader == "random":
         leader = deal_stream.bounded(players)
-    else:  # two_of_clubs: its holder leads it
+    else:  # two_of_clubs: its holder (after any exchange) leads it
         leader = next(seat for seat in range(players) if hands[seat] & (1 << TWO_OF_CLUBS))
     first_leader = leader
 
@@ -594,8 +942,8 @@ def play_hand(rules: Rules, strategies, deal_key: int, play_key: int, key_index:
         "hands": dealt,
         "blind": blind,
         "bids": bids,
-        "bumped": [False] * players,
-        "exchange": [],
+        "bumped": bumped,
+        "exchange": exchange,
         "plays": plays,
         "tricks": tricks,
         "score_before": [int(score) for score in score_before],
@@ -608,9 +956,8 @@ def play_hand(rules: Rules, strategies, deal_key: int, play_key: int, key_index:
 def _keys_and_strategies(rules: Rules, strategies, seed: int):
     # Imported here, not at the top: ``api`` loads the numba entry kernels, which the pure rule
     # helpers above (used by the hand-log replay) do not need.
-    from .api import check_supported, stream_keys
+    from .api import stream_keys
 
-    check_supported(rules)  # the twin plays exactly what the engine plays, no more
     strategies = [parse_strategy(strategy) for strategy in strategies]
     if len(strategies) != rules.players:
         raise ValueError(f"{len(strategies)} strategies for {rules.players} seats")

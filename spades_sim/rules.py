@@ -271,6 +271,10 @@ def _validate(rules: Rules) -> None:
     if rules.min_team_bid > rules.hand_size:
         _fail("min_team_bid", f"{rules.min_team_bid} is out of range; allowed: "
                               f"0..{rules.hand_size}")
+    if rules.bids_total_not_tricks and rules.min_team_bid >= rules.hand_size:
+        # The last bidder, partner of a plain zero bid, could then have no legal bid at all.
+        _fail("min_team_bid", f"{rules.min_team_bid} leaves the last bidder no legal bid with "
+                              f"bids_total_not_tricks; allowed: 0..{rules.hand_size - 1}")
     if rules.target < 1:
         _fail("target", f"{rules.target} is out of range; allowed: an integer >= 1")
     if not 1 <= rules.hand_cap <= MAX_HAND_CAP:

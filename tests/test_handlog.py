@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from spades_sim import api, handlog
+from spades_sim.cards import card_text
 from spades_sim.handlog import replay, replay_file, replay_line, write_log
-from spades_sim.rules import FIELD_NAMES, preset
+from spades_sim.rules import FIELD_NAMES, PRESETS, preset
 from spades_sim.strategies import parse_strategy
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -66,57 +67,123 @@ def assert_round_trip(run, path):
     return scored
 
 
+RB = "random:blind_nil_rate=0.3,blind_bid_rate=0.3,bump_rate=0.5,bid_min=0"
+HB = "heuristic:blind_nil_deficit=0,blind_bid_deficit=0"
+CONSTRAINED = {"nil_exchange": 2, "min_team_bid": 5, "bids_total_not_tricks": True,
+               "bid_bump": True, "blind_bids": True, "blind_bid_min_deficit": 0}
+
+
+def logged_features(scored):
+    """What the logged hands show: blind nils, blind number bids, bumps, exchanges."""
+    found = set()
+    for obj in scored:
+        for blind, bid in zip(obj["blind"], obj["bids"], strict=True):
+            if blind:
+                found.add("blind_nil" if bid == 0 else "blind_bid")
+        if any(obj.get("bumped", ())):
+            found.add("bump")
+        if obj.get("exchange"):
+            found.add("exchange")
+    return found
+
+
+def assert_written_as_recorded(run, scored):
+    """blind, bids, bumped and exchange of each line are the engine's records."""
+    hands, players = run.hands, run.rules.players
+    for row, obj in enumerate(scored):
+        assert obj["blind"] == [bool(flag) for flag in hands.blind[row, :players]]
+        assert obj["bids"] == hands.bids[row, :players].tolist()
+        assert obj.get("bumped", [False] * players) == [
+            bool(flag) for flag in hands.bumped[row, :players]]
+        recorded = [[int(a), int(b), card_text(int(c))] for a, b, c in hands.exchange[row]
+                    if a >= 0]
+        assert obj.get("exchange", []) == recorded
+
+
+# (preset, overrides, strategy texts, features the log must show)
 HAND_RULES = [
-    ("classic", {}),
-    ("simple", {}),
-    ("openspiel", {}),
-    ("casual", {}),
-    ("cutthroat", {}),
-    ("jokers", {}),
-    ("classic", {"first_leader": "two_of_clubs"}),
-    ("classic", {"spades_lead": "after_first_trick"}),
-    ("classic", {"spades_lead": "anytime", "nil": False}),
-    ("two-player", {"deal": "standard"}),  # the engine does not play the draw deal yet
+    ("classic", {}, (RB, HB), {"blind_nil", "exchange"}),
+    ("casual", {}, NIL_MIX, set()),
+    ("cutthroat", {}, (RB,), set()),
+    ("two-player", {}, (RB, "heuristic"), set()),
+    ("simple", {}, NIL_MIX, set()),
+    ("tournament", {}, (RB, "heuristic"), {"bump"}),
+    ("jokers", {}, (RB, HB), {"blind_nil", "exchange"}),
+    ("openspiel", {}, NIL_MIX, set()),
+    ("tournament", {"blind_nil_min_deficit": 0, "blind_bid_min_deficit": 0}, (RB, HB),
+     {"blind_nil", "blind_bid", "bump", "exchange"}),
+    ("classic", CONSTRAINED, (RB, "heuristic"), {"blind_nil", "blind_bid", "bump", "exchange"}),
+    ("classic", {**CONSTRAINED, "nil": False, "blind_nil_exchange": 4}, (RB, HB),
+     {"blind_nil", "blind_bid", "bump", "exchange"}),
+    ("classic", {"first_leader": "two_of_clubs", "nil_exchange": 3}, (RB, HB),
+     {"blind_nil", "exchange"}),
+    ("classic", {"spades_lead": "after_first_trick"}, NIL_MIX, set()),
+    ("classic", {"spades_lead": "anytime", "nil": False}, (RB,), {"blind_nil", "exchange"}),
+    ("cutthroat", {"blind_nil": True, "blind_bids": True, "blind_bid_min_deficit": 0,
+                   "bid_bump": True, "bids_total_not_tricks": True}, (RB, "heuristic"),
+     {"blind_nil", "blind_bid", "bump"}),
+    ("two-player", {"blind_nil": True, "blind_bids": True, "blind_bid_min_deficit": 0,
+                    "bid_bump": True}, (RB,),
+     {"blind_nil", "blind_bid", "bump"}),
+    ("two-player", {"deal": "standard"}, NIL_MIX, set()),
 ]
 
 
-@pytest.mark.parametrize("name, overrides", HAND_RULES,
-                         ids=[f"{name}-{overrides}" for name, overrides in HAND_RULES])
-def test_round_trip_hands(compiled, tmp_path, name, overrides):
+@pytest.mark.parametrize("name, overrides, texts, expected", HAND_RULES,
+                         ids=[f"{case[0]}-{case[1]}" for case in HAND_RULES])
+def test_round_trip_hands(compiled, tmp_path, name, overrides, texts, expected):
     rules = preset(name, **overrides)
-    run = api.simulate_hands(rules, seat_strategies(NIL_MIX, rules.players), 400, 3,
+    run = api.simulate_hands(rules, seat_strategies(texts, rules.players), 300, 3,
                              record_plays=True)
     scored = assert_round_trip(run, tmp_path / "hands.jsonl")
     assert all(obj["game_id"] is None for obj in scored)
     assert scored[0]["rules"] == rules.to_spec()
+    assert_written_as_recorded(run, scored)
+    missing = set(expected) - logged_features(scored)
+    assert not missing, f"no {', '.join(sorted(missing))} in the log"
 
 
-@pytest.mark.parametrize("name", ["classic", "openspiel", "cutthroat"])
-def test_round_trip_games(compiled, tmp_path, name):
-    rules = preset(name)
-    run = api.play_games(rules, seat_strategies(NIL_MIX, rules.players), 6, 4, record_plays=True)
+# (preset, overrides, strategy texts, n_games, features the log must show)
+GAME_RULES = [
+    *[(name, {}, (RB, "heuristic"), 3, set()) for name in PRESETS],
+    ("tournament", {"target": 1000}, ("heuristic", RB), 4, {"blind_nil", "blind_bid", "bump",
+                                                            "exchange"}),
+    ("tournament", {}, ("heuristic:blind_nil_deficit=100",), 6, {"blind_nil", "exchange"}),
+    ("classic", CONSTRAINED, (RB, HB), 3, {"blind_nil", "blind_bid", "bump", "exchange"}),
+    ("classic", {}, ("random",), 3, {"blind_nil", "exchange"}),
+]
+
+
+@pytest.mark.parametrize("name, overrides, texts, n_games, expected", GAME_RULES,
+                         ids=[f"{case[0]}-{case[1]}-{'+'.join(case[2])}" for case in GAME_RULES])
+def test_round_trip_games(compiled, tmp_path, name, overrides, texts, n_games, expected):
+    rules = preset(name, **overrides)
+    run = api.play_games(rules, seat_strategies(texts, rules.players), n_games, 4,
+                         record_plays=True)
     scored = assert_round_trip(run, tmp_path / "games.jsonl")
     for before, after in zip(scored, scored[1:], strict=False):
         if before["game_id"] == after["game_id"]:
             assert after["score_before"] == [
                 a + b for a, b in zip(before["score_before"], before["score_delta"], strict=True)]
             assert after["bags_before"] == before["bags_after"]
-    assert len({obj["game_id"] for obj in scored}) == 6
+    assert len({obj["game_id"] for obj in scored}) == n_games
+    assert_written_as_recorded(run, scored)
+    missing = set(expected) - logged_features(scored)
+    assert not missing, f"no {', '.join(sorted(missing))} in the log"
 
 
 def test_two_player_draw_deal_is_accepted(compiled):
     """Under ``deal = draw`` each player holds 13 of the 52 cards and 26 stay undealt."""
-    rules = preset("two-player", deal="standard")
+    rules = preset("two-player")
     run = api.simulate_hands(rules, seat_strategies(NIL_MIX, 2), 20, 8, record_plays=True)
     buffer = io.StringIO()
     write_log(buffer, run)
-    lines = []
-    for line in buffer.getvalue().splitlines():
+    lines = buffer.getvalue().splitlines()
+    for line in lines:
         obj = json.loads(line)
-        assert obj["rules"] == {"preset": "two-player", "deal": "standard"}
+        assert obj["rules"] == "two-player"
+        assert [len(cards) for cards in obj["hands"]] == [13, 13]
         assert len(obj["plays"]) == 26 and len(obj["score_delta"]) == 2
-        obj["rules"] = "two-player"
-        lines.append(json.dumps(obj))
     assert all(isinstance(result, dict) for result in replay(lines))
 
 
@@ -306,6 +373,50 @@ BAD_CASES = [
     ("bumped nil", edit(rules={"preset": "classic", "bid_bump": True},
                         bumped=[False, False, True, False]),
      P + "bumped: seat 2 raised a nil or blind bid; only a non-nil, non-blind bid may be bumped"),
+    ("bumped from a nil", edit(rules={"preset": "classic", "bid_bump": True}, bids=[9, 3, 1, 1],
+                               bumped=[False, False, True, False]),
+     P + "bumped: seat 2 raised a nil or blind bid; only a non-nil, non-blind bid may be bumped"),
+    ("bumped blind bid", edit(rules={"preset": "classic", "bid_bump": True, "blind_bids": True},
+                              blind=[False, False, False, True], bumped=[False, False, False, True],
+                              score_before=[100, 0]),
+     P + "bumped: seat 3 raised a nil or blind bid; only a non-nil, non-blind bid may be bumped"),
+    ("bumped not bools", edit(rules={"preset": "classic", "bid_bump": True}, bumped=[1, 0, 0, 0]),
+     P + "bumped: seat 0: 1 is not true or false"),
+    ("bumped length", edit(rules={"preset": "classic", "bid_bump": True}, bumped=[False]),
+     P + "bumped: expected a list of 4 booleans (one per seat), got 1 entries"),
+    ("blind bid deficit", edit(rules="tournament", blind=[False, False, False, True],
+                               score_before=[150, 100]),
+     P + "bids: seat 3 bid the blind bid 1 but its side trails by 50; it must trail by at least "
+         "100 (blind_bid_min_deficit)"),
+    ("blind bid when ahead", edit(
+        rules={"preset": "classic", "blind_bids": True}, blind=[False, True, False, False],
+        score_before=[0, 10]),
+     P + "bids: seat 1 bid the blind bid 3 but its side leads by 10; it must trail by at least "
+         "100 (blind_bid_min_deficit)"),
+    ("blind nil deficit, individual", edit(
+        rules={"preset": "cutthroat", "blind_nil": True, "blind_nil_min_deficit": 50,
+               "misdeal_redeal": False},
+        hands=[[*base()["hands"][0], *base()["hands"][3][:4]],
+               [*base()["hands"][1], *base()["hands"][3][4:8]],
+               [*base()["hands"][2], *base()["hands"][3][8:12]]],
+        dealer=2, bids=[9, 3, 0], blind=[False, False, True], score_before=[100, 20, 60],
+        bags_before=[0, 0, 0]),
+     P + "bids: seat 2 bid blind nil but its side trails by 40; it must trail by at least 50 "
+         "(blind_nil_min_deficit)"),
+    ("bids total the tricks before a bump", edit(
+        rules={"preset": "classic", "bids_total_not_tricks": True, "bid_bump": True},
+        bids=[10, 3, 0, 1], bumped=[True, False, False, False]),
+     P + "bids: the bids (before any bump) total 13, the number of tricks; the dealer (seat 3) "
+         "bids last and may not make that total (bids_total_not_tricks)"),
+    ("min team bid before a bump", edit(
+        rules={"preset": "classic", "min_team_bid": 5, "bid_bump": True}, bids=[9, 4, 0, 1],
+        bumped=[False, True, False, False]),
+     P + "bids: team 1 bid 4 in all, below min_team_bid 5 (and neither partner bid nil)"),
+    ("nil exchange missing", edit(rules={"preset": "classic", "nil_exchange": 2}),
+     P + "exchange: seat 2 bid nil, so it passes 2 cards to seat 0 and gets 2 back; the log has "
+         "0 passed and 0 back"),
+    ("exchange not a list", edit(exchange={"from": 2}),
+     P + 'exchange: expected a list of [from_seat, to_seat, card], got {"from": 2}'),
     # plays: shape
     ("too few plays", edit(plays=base()["plays"][:51]),
      P + "plays: expected 52 plays (13 tricks of 4), got 51"),
@@ -396,6 +507,72 @@ def test_exchange_faults():
     # Two blind nils on a side never exchange; with the exchange rule off there is none either.
     no_exchange = edit(hand, rules={"preset": "classic", "blind_nil_exchange": 0}, exchange=[])
     assert replay_line(1, json.dumps(no_exchange))["score_delta"] == [-40, 291]
+
+
+def test_bids_accepted():
+    """What the bid rules allow: deficits read from score_before (a minimum of 0 allows a blind
+    bid even when ahead), a bump that makes the total equal the tricks, a bump to the minimum."""
+    no_results = {"tricks": DELETE, "score_delta": DELETE, "bags_after": DELETE}
+    # Seat 3 (team 1) trails by 200: its blind 1 is allowed; bid blind and missed, it loses 10.
+    blind_bid = edit(rules={"preset": "classic", "blind_bids": True},
+                     blind=[False, False, False, True], score_before=[300, 100], **no_results)
+    assert replay_line(1, json.dumps(blind_bid))["score_delta"] == [191, -50]
+    # blind_nil_min_deficit 0: seat 2's blind nil is allowed with its side 300 ahead.
+    ahead = edit(rules={"preset": "classic", "blind_nil_exchange": 0},
+                 blind=[False, False, True, False], score_before=[300, 0], **no_results)
+    assert replay_line(1, json.dumps(ahead))["score_delta"] == [291, -40]
+    # The bids total 13 only after seat 0's bump: allowed (the constraint is on the bids
+    # before any bump).
+    bumped = edit(rules={"preset": "tournament", "double_nil": "additive"},
+                  bumped=[True, False, False, False])
+    assert replay_line(1, json.dumps(bumped))["score_delta"] == [191, -40]
+    # Team 1 reaches min_team_bid 5 only with seat 1's bump: refused above; with 4 it is fine.
+    bumped_team = edit(rules={"preset": "classic", "min_team_bid": 4, "bid_bump": True},
+                       bids=[9, 4, 0, 1], bumped=[False, True, False, False], **no_results)
+    assert replay_line(1, json.dumps(bumped_team))["tricks"] == [10, 3, 0, 0]
+
+
+def test_exchange_order_between_teams(compiled):
+    """Two teams exchanging in one hand: each team's passes in order (the nil bidder's k cards,
+    then k back), whichever team goes first; out of order within a team is refused."""
+    rules = preset("classic")
+    heuristic_blind = "heuristic:blind_nil_deficit=0"  # each team's first bidder bids blind nil
+    run = api.simulate_hands(rules, seat_strategies((heuristic_blind,), 4), 5, 9,
+                             record_plays=True)
+    obj = next(handlog.hand_objects(run))
+    entries = obj["exchange"]
+    assert len(entries) == 12 and sum(obj["blind"]) == 2
+    team_of = [rules.side_of(entry[0]) for entry in entries]
+    first = [entry for entry, team in zip(entries, team_of, strict=True) if team == team_of[0]]
+    second = [entry for entry, team in zip(entries, team_of, strict=True) if team != team_of[0]]
+    assert isinstance(replay_line(1, json.dumps(obj)), dict)
+    for reordered in (second + first, [e for pair in zip(first, second, strict=True)
+                                       for e in pair]):
+        assert isinstance(replay_line(1, json.dumps({**obj, "exchange": reordered})), dict)
+    # The partner passes back before the nil bidder has passed all its cards.
+    wrong = first[:2] + [first[3], first[2]] + first[4:] + second
+    passer, partner = first[0][0], first[0][1]
+    assert error({**obj, "exchange": wrong}) == (
+        f"line 1 (hand {obj['hand_id']}): exchange: entry 3: seat {partner} passes to seat "
+        f"{passer}; seat {passer} is to pass to seat {partner}")
+
+
+def test_blind_nil_with_plain_nil_partner_exchanges():
+    """A blind nil whose partner bid a plain nil still exchanges, the blind nil passing; two
+    blind nils never exchange."""
+    hand = blind_nil_hand()  # seat 3 bids blind nil and makes it; seat 1 takes 10 tricks
+    with_nil = replay_line(1, json.dumps(edit(hand, bids=[1, 0, 3, 0])))
+    # Team 1: blind nil made +200, nil failed -100, its 10 tricks 10 bags (+10), which reach
+    # the bag limit (-100).
+    assert (with_nil["score_delta"][1], with_nil["bags_after"][1]) == (200 - 100 + 10 - 100, 0)
+    assert error(edit(hand, bids=[1, 0, 3, 0], exchange=DELETE)) == (
+        "line 1 (hand 1): exchange: seat 3 bid blind nil, so it passes 3 cards to seat 1 and gets "
+        "3 back; the log has 0 passed and 0 back")
+    both_blind = edit(hand, bids=[1, 0, 3, 0], blind=[False, True, False, True])
+    assert error(both_blind) == (
+        "line 1 (hand 1): exchange: entry 1: seat 3 passes a card, but no exchange is due for its "
+        "side")
+    assert isinstance(replay_line(1, json.dumps(edit(both_blind, exchange=[]))), dict)
 
 
 def test_first_leader_random_is_read_from_the_plays():

@@ -62,6 +62,13 @@ def legal_bids_nb(rules, seat, position, bids, blind, zero_is_nil):
 
 
 @njit(cache=True, inline="always")
+def blind_allowed_nb(deficit, min_deficit):
+    """A blind bid is allowed when the side trails by at least ``min_deficit``; a minimum of 0
+    means always, even when ahead (the spec's "details that are easy to get wrong")."""
+    return min_deficit == 0 or deficit >= min_deficit
+
+
+@njit(cache=True, inline="always")
 def deficit_nb(rules, seat, scores):
     """How far the seat's side trails the best other side (negative when ahead)."""
     side = (seat & 1) if rules[R_PARTNERSHIP] else seat
@@ -102,11 +109,13 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, d
         if blind_rules:
             deficit = deficit_nb(rules, seat, scores)
             if kind == STRATEGY_RANDOM or deficit >= blind_floor:
-                blind_nil_ok = rules[R_BLIND_NIL] != 0 and deficit >= rules[R_BLIND_NIL_MIN_DEFICIT]
+                blind_nil_ok = rules[R_BLIND_NIL] != 0 and blind_allowed_nb(
+                    deficit, rules[R_BLIND_NIL_MIN_DEFICIT])
                 if blind_nil_ok and constrained:
                     blind_nil_ok = legal_bids_nb(rules, seat, position, bids, blind, True) & 1 != 0
                 blind_bids = 0
-                if rules[R_BLIND_BIDS] and deficit >= rules[R_BLIND_BID_MIN_DEFICIT]:
+                if rules[R_BLIND_BIDS] and blind_allowed_nb(deficit,
+                                                            rules[R_BLIND_BID_MIN_DEFICIT]):
                     blind_bids = every_bid
                     if constrained:
                         blind_bids = legal_bids_nb(rules, seat, position, bids, blind, nil_on)
