@@ -37,6 +37,9 @@ def test_preset_values_from_the_spec():
         ({"first_leader": "two_of_clubs", "deck": "jokers"}, "rule first_leader: two_of_clubs"),
         ({"nil": "yes"}, "rule nil: 'yes' is not a bool"),
         ({"target": 0}, "rule target: 0 is out of range"),
+        ({"bids_total_not_tricks": True, "min_team_bid": 13},
+         "rule min_team_bid: 13 leaves the last bidder no legal bid"),
+        ({"min_team_bid": 14}, "rule min_team_bid: 14 is out of range"),
     ],
 )
 def test_bad_rules_name_the_field(overrides, message):
