@@ -351,6 +351,10 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
     pending = [c for c in mine if not chunk_done(spec, out, c)]
     total_units = sum(spec.chunk_range(c)[1] for c in mine)
     done_units = total_units - sum(spec.chunk_range(c)[1] for c in pending)
+    warmup = time.perf_counter()
+    if backend == "loky" and jobs > 1 and len(pending) > 1:
+        _warm_in_subprocess()
+    warmup = time.perf_counter() - warmup
     progress = Progress(total_units, spec.unit_name, done_units, quiet)
     started = time.perf_counter()
     try:
@@ -362,7 +366,29 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
     played = sum(spec.chunk_range(c)[1] for c in pending)
     return {"out": str(out), "chunks": len(mine), "played_chunks": len(pending),
             "skipped_chunks": len(mine) - len(pending), "units": played,
-            "seconds": seconds, "rate": played / seconds if seconds > 0 else 0.0}
+            "seconds": seconds, "rate": played / seconds if seconds > 0 else 0.0,
+            "warmup_seconds": warmup}
+
+
+def warm_kernels() -> None:
+    """Compile the entry kernels (or load them from numba's disk cache) with a tiny run."""
+    from .rules import preset
+
+    rules = preset("classic")
+    spec = RunSpec((make_config("warm", rules, ["heuristic"]),), 0, n_hands=1, chunk_size=1)
+    play_chunk(spec, 0)
+    games = RunSpec((make_config("warm", preset("classic", max_hands=1), ["random"]),), 0,
+                    n_games=1, chunk_size=1)
+    play_chunk(games, 0)
+
+
+def _warm_in_subprocess() -> None:
+    """Fill numba's disk cache from a short-lived process before the workers start: compiling
+    takes several hundred MiB per process, which workers compiling at once would all hold (a
+    10-million-hand run with two workers stays under 1 GiB only this way), and the workers then
+    merely load the compiled kernels."""
+    subprocess.run([sys.executable, "-c", "from spades_sim.runner import warm_kernels; "
+                    "warm_kernels()"], check=False, timeout=1800)
 
 
 def _run_chunks(spec, out, pending, jobs, backend, scheduler, progress) -> None:
