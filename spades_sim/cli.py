@@ -114,7 +114,8 @@ def _run_to_disk(args, n_hands=None, n_games=None):
         print(f"{summary['out']}: played {summary['played_chunks']} chunk(s), skipped "
               f"{summary['skipped_chunks']} already done; {summary['units']:,} "
               f"{spec.unit_name} in {summary['seconds']:.1f} s "
-              f"({summary['rate']:,.0f} {spec.unit_name}/s)")
+              f"({summary['rate']:,.0f} {spec.unit_name}/s; start-up "
+              f"{summary['warmup_seconds']:.1f} s apart)")
     return 0
 
 
