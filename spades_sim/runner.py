@@ -33,7 +33,7 @@ import pandas as pd
 
 from . import __version__
 from .analysis.frames import TIDY_COLUMNS, tidy_frame
-from .api import _games_piece, _hands_piece, _kernel_strategies
+from .engine_hash import engine_hash
 from .rules import Rules, rules_from_spec
 from .strategies import Strategy, parse_strategy
 
@@ -137,10 +137,13 @@ class RunSpec:
             "chunk_size": int(self.chunk_size),
             "duplicate": bool(self.duplicate),
             "configs": [c.to_dict() for c in self.configs],
+            # Results also depend on the engine: resuming after an engine change is refused.
+            "engine": engine_hash(),
         }
 
     @classmethod
     def from_identity(cls, data: dict) -> RunSpec:
+        """The spec a run directory was made with (whatever engine made it)."""
         units = {"n_" + data["unit"]: data["units"]}
         return cls(tuple(Config.from_dict(c) for c in data["configs"]), data["seed"],
                    chunk_size=data["chunk_size"], duplicate=data["duplicate"], **units)
@@ -161,6 +164,9 @@ def _rotated(strategies: tuple, shift: int) -> tuple:
 
 def play_chunk(spec: RunSpec, chunk: int) -> pd.DataFrame:
     """Play one chunk of every configuration; the tidy frame of its hands."""
+    # Imported here: the parent of a parallel run never needs numba (less memory).
+    from .api import _games_piece, _hands_piece, _kernel_strategies
+
     keys = chunk_keys(spec.seed, chunk)
     first, count = spec.chunk_range(chunk)
     frames = []
@@ -185,6 +191,9 @@ def play_chunk(spec: RunSpec, chunk: int) -> pd.DataFrame:
                 # seat s + 1's strategy; record the strategy's own seat so pairs line up.
                 frame["seat"] = ((frame["seat"].astype(np.int16) + 1) % 4).astype(np.int8)
                 frame["side"] = (frame["seat"] % 2).astype(np.int8)
+                frame["dealer"] = ((frame["dealer"].astype(np.int16) + 1) % 4).astype(np.int8)
+                frame = frame.sort_values(["game_id", "hand_id", "seat"], kind="stable",
+                                          ignore_index=True)
             frames.append(frame)
     frame = pd.concat(frames, ignore_index=True)
     for column in ("config", "rules", "strategy"):
@@ -257,11 +266,13 @@ def chunk_done(spec: RunSpec, out: Path, chunk: int) -> bool:
     if not path.exists():
         return False
     try:
-        metadata = pq.read_metadata(path)
+        # A full read with page checksums: damage inside the data is caught, not only a
+        # truncated footer.
+        table = pq.read_table(path, page_checksum_verification=True)
     except Exception:  # truncated or corrupt: play it again
         return False
     rows = expected_rows(spec, chunk)
-    return rows is None or metadata.num_rows == rows
+    return rows is None or table.num_rows == rows
 
 
 def write_chunk(spec: RunSpec, out: Path, chunk: int) -> int:
@@ -273,7 +284,7 @@ def write_chunk(spec: RunSpec, out: Path, chunk: int) -> int:
     table = pa.Table.from_pandas(frame, preserve_index=False)
     path = out / CHUNK_PATTERN.format(chunk)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    pq.write_table(table, tmp, compression="zstd")
+    pq.write_table(table, tmp, compression="zstd", write_page_checksum=True)
     os.replace(tmp, path)
     return spec.chunk_range(chunk)[1]
 
@@ -345,15 +356,18 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
     (the chunks become tasks on the Dask cluster at ``scheduler``, through joblib's Dask
     backend; ``scheduler=None`` starts a local cluster). Returns a summary dict.
     """
-    out = Path(out)
+    out = Path(out).resolve()  # workers may run elsewhere (another directory, a Dask node)
     prepare_dir(spec, out)
     mine = shard_chunks(spec, shard)
     pending = [c for c in mine if not chunk_done(spec, out, c)]
+    for chunk in pending:  # temporary files a killed run left behind (this shard's only)
+        for stale in out.glob(f".{CHUNK_PATTERN.format(chunk)}.*.tmp"):
+            stale.unlink(missing_ok=True)
     total_units = sum(spec.chunk_range(c)[1] for c in mine)
     done_units = total_units - sum(spec.chunk_range(c)[1] for c in pending)
     warmup = time.perf_counter()
     if backend == "loky" and jobs > 1 and len(pending) > 1:
-        _warm_in_subprocess()
+        _warm_in_subprocess(spec.games_mode)
     warmup = time.perf_counter() - warmup
     progress = Progress(total_units, spec.unit_name, done_units, quiet)
     started = time.perf_counter()
@@ -370,25 +384,23 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
             "warmup_seconds": warmup}
 
 
-def warm_kernels() -> None:
-    """Compile the entry kernels (or load them from numba's disk cache) with a tiny run."""
+def warm_kernels(games: bool = False) -> None:
+    """Compile the entry kernel of hands (or of ``games``), or load it from numba's disk cache,
+    with a tiny run."""
     from .rules import preset
 
-    rules = preset("classic")
-    spec = RunSpec((make_config("warm", rules, ["heuristic"]),), 0, n_hands=1, chunk_size=1)
-    play_chunk(spec, 0)
-    games = RunSpec((make_config("warm", preset("classic", max_hands=1), ["random"]),), 0,
-                    n_games=1, chunk_size=1)
-    play_chunk(games, 0)
+    rules = preset("classic", max_hands=1)
+    units = {"n_games": 1} if games else {"n_hands": 1}
+    play_chunk(RunSpec((make_config("warm", rules, ["random"]),), 0, chunk_size=1, **units), 0)
 
 
-def _warm_in_subprocess() -> None:
+def _warm_in_subprocess(games: bool) -> None:
     """Fill numba's disk cache from a short-lived process before the workers start: compiling
     takes several hundred MiB per process, which workers compiling at once would all hold (a
     10-million-hand run with two workers stays under 1 GiB only this way), and the workers then
     merely load the compiled kernels."""
     subprocess.run([sys.executable, "-c", "from spades_sim.runner import warm_kernels; "
-                    "warm_kernels()"], check=False, timeout=1800)
+                    f"warm_kernels(games={bool(games)})"], check=False, timeout=1800)
 
 
 def _run_chunks(spec, out, pending, jobs, backend, scheduler, progress) -> None:
@@ -455,7 +467,8 @@ def load_run(out, columns=None) -> pd.DataFrame:
             if path.exists():
                 print(f"spades-sim: skipping {path.name}: incomplete or corrupt", file=sys.stderr)
             continue
-        tables.append(pq.read_table(path, columns=list(columns) if columns else None))
+        tables.append(pq.read_table(path, columns=list(columns) if columns else None,
+                                    page_checksum_verification=True))
     if not tables:
         return pd.DataFrame(columns=list(columns) if columns else list(TIDY_COLUMNS))
     import pyarrow as pa

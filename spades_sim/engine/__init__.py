@@ -11,20 +11,16 @@ out, the cache lives in a folder named by a hash of every engine source file: an
 engine (or an upgrade) starts from a fresh cache.
 """
 
-import hashlib
 import os
-from pathlib import Path
+
+from ..engine_hash import engine_hash
 
 
 def _cache_dir() -> str:
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
     root = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "spades_sim"
     )
-    return os.path.join(root, "numba-" + digest.hexdigest()[:16])
+    return os.path.join(root, "numba-" + engine_hash())
 
 
 def _configure_cache() -> None:
