@@ -50,6 +50,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from spades_sim.bench import _commit as bench_commit
+
 HISTORY = Path(__file__).resolve().parent / "history.jsonl"
 MIB = 1 << 20
 
@@ -194,14 +196,6 @@ def _engine_cache() -> str:
     return Path(_cache_dir()).name
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=4_000_000,
@@ -245,7 +239,7 @@ def main(argv=None) -> int:
         "speedup_best": two["rate_best"] / one["rate_best"] if one else None,
         "memory": memory,
         "engine_cache": engine_before, "engine_changed": _engine_cache() != engine_before,
-        "commit": _commit(),
+        "commit": bench_commit(),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()} {os.cpu_count()} cpus",
     }

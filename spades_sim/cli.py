@@ -119,10 +119,17 @@ def _run_to_disk(args, n_hands=None, n_games=None):
     return 0
 
 
-def _write_log(path, run):
-    from .handlog import write_log
+def _play_in_memory(args, play, size):
+    """Play without --out (one configuration), writing the hand log when asked."""
+    if args.rules and len(args.rules) > 1:
+        raise UserError("several --rules need --out (a run on disk)")
+    rules, strategies = _build(args)
+    run = play(rules, strategies, size, args.seed, jobs=args.jobs, record_plays=bool(args.log))
+    if args.log:
+        from .handlog import write_log
 
-    write_log(path, run)
+        write_log(args.log, run)
+    return rules, strategies, run
 
 
 def cmd_simulate(args):
@@ -131,13 +138,7 @@ def cmd_simulate(args):
 
     if args.out:
         return _run_to_disk(args, n_hands=args.hands)
-    if args.rules and len(args.rules) > 1:
-        raise UserError("several --rules need --out (a run on disk)")
-    rules, strategies = _build(args)
-    run = simulate_hands(rules, strategies, args.hands, args.seed, jobs=args.jobs,
-                         record_plays=bool(args.log))
-    if args.log:
-        _write_log(args.log, run)
+    rules, strategies, run = _play_in_memory(args, simulate_hands, args.hands)
     table = side_summary(run)
     if args.json:
         print(table.reset_index().to_json(orient="records"))
@@ -156,13 +157,7 @@ def cmd_games(args):
 
     if args.out:
         return _run_to_disk(args, n_games=args.games)
-    if args.rules and len(args.rules) > 1:
-        raise UserError("several --rules need --out (a run on disk)")
-    rules, strategies = _build(args)
-    run = play_games(rules, strategies, args.games, args.seed, jobs=args.jobs,
-                     record_plays=bool(args.log))
-    if args.log:
-        _write_log(args.log, run)
+    rules, strategies, run = _play_in_memory(args, play_games, args.games)
     games = game_summary(run)
     if args.json:
         print(json.dumps({"games": games.reset_index().to_dict(orient="records"),
