@@ -79,6 +79,10 @@ def _add_run_options(parser):
     group.add_argument("--chunk-size", type=_positive_int, default=None,
                        help="hands (or games) per chunk; results depend on the seed and this "
                             "(default 100000 hands or 1000 games)")
+    group.add_argument("--config", action="append", metavar="NAME=SPEC",
+                       help="a named configuration, NAME=rules=PRESET;rule=FIELD=VALUE;"
+                            "strategy=SPEC (rule and strategy repeat); repeat --config to play "
+                            "several on the same deals (instead of --rules/--rule/--strategy)")
     group.add_argument("--duplicate", action="store_true",
                        help="also play every deal with the partnerships' seats swapped")
     group.add_argument("--backend", choices=("loky", "dask"), default="loky",
@@ -92,13 +96,15 @@ def _add_run_options(parser):
 
 def _run_to_disk(args, n_hands=None, n_games=None):
     from .rules import build_rules
-    from .runner import RunSpec, execute, make_config, parse_shard
+    from .runner import RunSpec, execute, make_config, parse_config, parse_shard
     from .strategies import seat_strategies
 
     if args.log:
         raise UserError("--log and --out do not go together; use one or the other")
-    configs = []
-    for name in args.rules or ["classic"]:
+    if args.config and (args.rules or args.rule or args.strategy):
+        raise UserError("--config does not go with --rules, --rule or --strategy")
+    configs = [parse_config(text) for text in args.config or []]
+    for name in [] if configs else args.rules or ["classic"]:
         rules = build_rules(name, args.rule)
         strategies = seat_strategies(args.strategy or ["heuristic"], rules.players)
         configs.append(make_config(name, rules, strategies))
@@ -121,6 +127,8 @@ def _run_to_disk(args, n_hands=None, n_games=None):
 
 def _play_in_memory(args, play, size):
     """Play without --out (one configuration), writing the hand log when asked."""
+    if args.config:
+        raise UserError("--config needs --out (a run on disk)")
     if args.rules and len(args.rules) > 1:
         raise UserError("several --rules need --out (a run on disk)")
     rules, strategies = _build(args)

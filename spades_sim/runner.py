@@ -75,6 +75,37 @@ def make_config(name: str, rules: Rules, strategies) -> Config:
     return Config(name, rules, tuple(strategies))
 
 
+def parse_config(text: str) -> Config:
+    """A configuration from ``NAME=rules=PRESET;rule=FIELD=VALUE;strategy=SPEC;...``.
+
+    ``rules`` defaults to classic and ``strategy`` to heuristic; ``rule`` and ``strategy`` may
+    repeat (one strategy for every seat, or one per seat).
+
+    >>> config = parse_config("bold=rules=simple;rule=target=300;strategy=heuristic:aggression=1")
+    >>> config.name, config.rules.target, str(config.strategies[0])
+    ('bold', 300, 'heuristic:aggression=1')
+    """
+    from .rules import build_rules
+
+    name, sep, rest = text.partition("=")
+    if not sep or not name.strip():
+        raise RunError(f"configuration {text!r}: expected NAME=rules=PRESET;strategy=SPEC;...")
+    preset_name, overrides, strategies = "classic", [], []
+    for item in filter(None, (part.strip() for part in rest.split(";"))):
+        key, sep, value = item.partition("=")
+        if not sep or key not in ("rules", "rule", "strategy"):
+            raise RunError(f"configuration {name}: {item!r} is not rules=PRESET, "
+                           f"rule=FIELD=VALUE or strategy=SPEC")
+        if key == "rules":
+            preset_name = value
+        elif key == "rule":
+            overrides.append(value)
+        else:
+            strategies.append(value)
+    rules = build_rules(preset_name, overrides)
+    return make_config(name.strip(), rules, strategies or ["heuristic"])
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """What a run plays. Exactly one of ``n_hands`` and ``n_games`` is set."""

@@ -64,3 +64,28 @@ def test_bad_arguments_get_one_line(args, fragment):
     assert len(lines) == 1, result.stderr
     assert fragment in lines[0]
     assert "Traceback" not in result.stderr
+
+
+def test_named_configurations_on_the_same_deals(tmp_path):
+    import spades_sim
+
+    out = tmp_path / "run"
+    result = run_cli("simulate", "--hands", "600", "--seed", "3", "--chunk-size", "300",
+                     "--out", str(out), "--quiet",
+                     "--config", "base=rules=classic;strategy=heuristic",
+                     "--config", "bold=rules=classic;rule=target=300;"
+                                 "strategy=heuristic:aggression=1;strategy=random;"
+                                 "strategy=heuristic:aggression=1;strategy=random",
+                     "--config", "same=strategy=heuristic")
+    assert result.returncode == 0, result.stderr
+    frame = spades_sim.load_run(out)
+    assert sorted(frame["config"].cat.categories) == ["base", "bold", "same"]
+    parts = {name: part.reset_index(drop=True)
+             for name, part in frame.groupby("config", observed=True)}
+    for name in ("bold", "same"):  # identical deals for every configuration
+        assert (parts[name]["hcp"] == parts["base"]["hcp"]).all()
+    assert (parts["same"]["score_delta"] == parts["base"]["score_delta"]).all()
+    bold = parts["bold"]
+    assert set(bold.loc[bold["seat"] % 2 == 1, "strategy"]) == {"random"}
+    bad = run_cli("simulate", "--config", "x=colour=red", "--out", str(tmp_path / "bad"))
+    assert bad.returncode == 2 and "is not rules=PRESET" in bad.stderr
