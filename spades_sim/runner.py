@@ -207,22 +207,25 @@ def play_chunk(spec: RunSpec, chunk: int) -> pd.DataFrame:
             kinds, params = _kernel_strategies(strategies, config.rules)
             rules_tuple = config.rules.kernel_tuple()
             if spec.games_mode:
-                hands, _ = _games_piece(rules_tuple, config.rules.hand_cap, kinds, params, keys,
-                                        first, count, False)
+                hands, games = _games_piece(rules_tuple, config.rules.hand_cap, kinds, params,
+                                            keys, first, count, False)
                 # In games, hand_id numbers the hands within their game: (game_id, hand_id).
                 starts = np.r_[True, hands.game_id[1:] != hands.game_id[:-1]]
                 index = np.arange(len(starts))
                 hands.hand_id[:] = index - np.maximum.accumulate(np.where(starts, index, 0))
             else:
                 hands = _hands_piece(rules_tuple, kinds, params, keys, first, count, False)
+                games = None
             frame = tidy_frame(hands, config.rules, strategies, config=config.name,
-                               duplicate=duplicate, chunk=chunk)
+                               duplicate=duplicate, chunk=chunk, games=games)
             if duplicate:
                 # Seats keep their strategies' home seats: the rotated copy's seat s played
                 # seat s + 1's strategy; record the strategy's own seat so pairs line up.
                 frame["seat"] = ((frame["seat"].astype(np.int16) + 1) % 4).astype(np.int8)
                 frame["side"] = (frame["seat"] % 2).astype(np.int8)
                 frame["dealer"] = ((frame["dealer"].astype(np.int16) + 1) % 4).astype(np.int8)
+                winner = frame["game_winner"]  # the physical side w holds home side 1 - w
+                frame["game_winner"] = np.where(winner >= 0, 1 - winner, winner).astype(np.int8)
                 frame = frame.sort_values(["game_id", "hand_id", "seat"], kind="stable",
                                           ignore_index=True)
             frames.append(frame)

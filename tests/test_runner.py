@@ -583,3 +583,17 @@ def test_games_mode_writes_and_resumes(tmp_path, capsys):
     same = simulate([make_config("classic", preset("classic"), ["heuristic"])], n_games=50,
                     seed=7, chunk_size=20)
     pd.testing.assert_frame_equal(same, frame)
+
+
+def test_games_mode_marks_each_games_end_and_winner():
+    rules = preset("classic", target=300)
+    frame = simulate([make_config("c", rules, ["heuristic"])], n_games=30, seed=4,
+                     chunk_size=30)
+    last = frame[frame["game_over"] & (frame["seat"] == 0)].sort_values("game_id")
+    assert len(last) == 30
+    assert (frame.loc[~frame["game_over"], "game_winner"] == -1).all()
+    finals = (last["score_before"] + last["score_delta"]).to_numpy()
+    other = frame[frame["game_over"] & (frame["seat"] == 1)].sort_values("game_id")
+    other_finals = (other["score_before"] + other["score_delta"]).to_numpy()
+    expected = [0 if a > b else 1 if b > a else -1 for a, b in zip(finals, other_finals)]
+    assert last["game_winner"].tolist() == expected

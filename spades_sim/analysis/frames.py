@@ -96,7 +96,7 @@ TIDY_COLUMNS = (
     "config", "duplicate", "chunk", "hand_id", "game_id", "rules", "dealer", "seat", "side",
     "strategy", "bid", "blind", "nil", "bumped", "tricks", "side_contract", "side_taken",
     "score_before", "bags_before", "score_delta", "bags_after", "spades", "high_cards", "hcp",
-    "voids", "singletons", "longest",
+    "voids", "singletons", "longest", "game_over", "game_winner",
 )
 
 
@@ -111,11 +111,14 @@ def _seat_category(names: list[str], seats: np.ndarray) -> pd.Categorical:
 
 
 def tidy_frame(hands, rules, strategies, *, config: str, duplicate: bool = False,
-               chunk: int = 0) -> pd.DataFrame:
+               chunk: int = 0, games=None) -> pd.DataFrame:
     """One row per hand and seat, in the documented run schema (``TIDY_COLUMNS``).
 
     Side columns (``side_contract``, ``side_taken``, scores and bags) repeat the seat's side's
-    values; features describe the seat's hand as dealt (before any exchange).
+    values; features describe the seat's hand as dealt (before any exchange). With ``games``
+    (the GameArrays of whole games), ``game_over`` marks each game's last hand and
+    ``game_winner`` holds there the winning side (-1 for a tie or a draw at the hand cap);
+    elsewhere they are False and -1.
     """
     players = rules.players
     n_hands = len(hands.hand_id)
@@ -158,4 +161,13 @@ def tidy_frame(hands, rules, strategies, *, config: str, duplicate: bool = False
             **{name: values.astype(np.int8) for name, values in features.items()},
         }
     )
+    game_over = np.zeros(n_hands, dtype=bool)
+    game_winner = np.full(n_hands, -1, dtype=np.int8)
+    if games is not None and n_hands:
+        last = np.r_[hands.game_id[1:] != hands.game_id[:-1], True]
+        winners = dict(zip(games.game_id.tolist(), games.winner.tolist()))
+        game_over = last
+        game_winner[last] = [winners[g] for g in hands.game_id[last].tolist()]
+    frame["game_over"] = game_over[rows]
+    frame["game_winner"] = game_winner[rows]
     return frame[list(TIDY_COLUMNS)]
