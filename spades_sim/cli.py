@@ -270,27 +270,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"spades-sim {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    simulate = sub.add_parser("simulate", help="play independent hands and summarise them")
-    _add_rules(simulate, several=True)
-    _add_strategy(simulate)
-    simulate.add_argument("--hands", type=_positive_int, default=100_000)
-    simulate.add_argument("--seed", type=_seed, default=0)
-    simulate.add_argument("--jobs", type=_positive_int, default=1)
-    simulate.add_argument("--log", metavar="FILE", help="write a hand log (JSON Lines)")
-    simulate.add_argument("--json", action="store_true", help="print the table as JSON")
-    _add_run_options(simulate)
-    simulate.set_defaults(func=cmd_simulate)
-
-    games = sub.add_parser("games", help="play whole games to the target")
-    _add_rules(games, several=True)
-    _add_strategy(games)
-    games.add_argument("--games", type=_positive_int, default=1000)
-    games.add_argument("--seed", type=_seed, default=0)
-    games.add_argument("--jobs", type=_positive_int, default=1)
-    games.add_argument("--log", metavar="FILE", help="write a hand log (JSON Lines)")
-    games.add_argument("--json", action="store_true", help="print the results as JSON")
-    _add_run_options(games)
-    games.set_defaults(func=cmd_games)
+    for name, unit, default, func, help_text in (
+        ("simulate", "--hands", 100_000, cmd_simulate, "play independent hands and summarise them"),
+        ("games", "--games", 1000, cmd_games, "play whole games to the target"),
+    ):
+        play = sub.add_parser(name, help=help_text)
+        _add_rules(play, several=True)
+        _add_strategy(play)
+        play.add_argument(unit, type=_positive_int, default=default)
+        play.add_argument("--seed", type=_seed, default=0)
+        play.add_argument("--jobs", type=_positive_int, default=1)
+        play.add_argument("--log", metavar="FILE", help="write a hand log (JSON Lines)")
+        play.add_argument("--json", action="store_true", help="print the results as JSON")
+        _add_run_options(play)
+        play.set_defaults(func=func)
 
     status = sub.add_parser("status", help="progress of a run directory (--out)")
     status.add_argument("dir")

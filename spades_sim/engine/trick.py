@@ -38,31 +38,6 @@ def follow_mask_nb(hand, led_mask):
 
 
 @njit(cache=True, inline="always")
-def legal_mask_nb(rules, hand, n_in_trick, led_mask, spades_broken, trick_index):
-    """Bitboard of the cards ``hand`` may play: ``lead_mask_nb`` for the first card of a trick,
-    else ``follow_mask_nb``."""
-    if n_in_trick > 0:
-        return follow_mask_nb(hand, led_mask)
-    return lead_mask_nb(rules, hand, spades_broken, trick_index)
-
-
-@njit(cache=True, inline="always")
-def beats_nb(card, winning_card):
-    """True when ``card`` beats the trick's current ``winning_card``.
-
-    A trump beats any non-trump and lower trumps (card index order is trump order, jokers
-    included); otherwise only a higher card of the same suit wins.
-    """
-    card_trump = card >= 39
-    winner_trump = winning_card >= 39
-    if card_trump:
-        return (not winner_trump) or card > winning_card
-    if winner_trump:
-        return False
-    return suit_of_nb(card) == suit_of_nb(winning_card) and card > winning_card
-
-
-@njit(cache=True, inline="always")
 def winning_cards_nb(legal, winning_card):
     """The cards of ``legal`` that would take the lead from ``winning_card`` right now."""
     above = ~((2 << winning_card) - 1)  # bits strictly above the winning card
