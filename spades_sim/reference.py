@@ -538,10 +538,11 @@ def chance(rate: float, stream: Stream) -> bool:
 def estimate_tricks(rules: Rules, params: dict, hand: int) -> float:
     """The heuristic's trick estimate (same terms, same order as the kernel).
 
-    Side suits: ``ace`` per ace, ``king`` per guarded king, ``queen`` per twice-guarded queen;
-    the deck's three highest trumps (AS, KS, QS; BJ, LJ, AS with jokers) 1 each when held with
-    enough trumps; ``long_spade`` per trump beyond ``rules.trump_share``; ``ruff`` per spare trump
-    that can ruff (two per void, one per singleton). Scaled by ``draw_scale`` after the draw
+    Side suits: ``ace`` per ace, ``king`` per guarded king, ``queen`` per twice-guarded queen,
+    ``long_suit`` per card beyond the fourth; the deck's three highest trumps (AS, KS, QS; BJ,
+    LJ, AS with jokers) ``trump_honour`` each when held with enough trumps; ``long_spade`` per
+    trump beyond ``rules.trump_share``; ``ruff`` per spare trump that can ruff (two per void,
+    one per singleton). Scaled by ``draw_scale`` after the draw
     deal, else by ``4 / players``. The kernel adds ``param * 0`` where a term does not apply,
     which leaves the sum bit for bit as if the term were skipped, as it is here.
     """
@@ -561,6 +562,8 @@ def estimate_tricks(rules: Rules, params: dict, hand: int) -> float:
             estimate += params["king"]
         if length >= 3 and cards & (1 << (base + 10)):
             estimate += params["queen"]
+        if length > 4:
+            estimate += params["long_suit"] * (length - 4)
     trumps = hand & TRUMP_MASK
     n_trumps = trumps.bit_count()
     top = highest(rules.deck_mask)  # the deck's highest trump: AS, or BJ with jokers
@@ -568,7 +571,7 @@ def estimate_tricks(rules: Rules, params: dict, hand: int) -> float:
     for rank_below, needed in ((0, 1), (1, 2), (2, 3)):
         if trumps >> (top - rank_below) & 1 and n_trumps >= needed:
             honours += 1
-    estimate += honours
+    estimate += params["trump_honour"] * honours
     if n_trumps > rules.trump_share:
         estimate += params["long_spade"] * (n_trumps - rules.trump_share)
     spare = min(n_trumps - honours, ruff_chances)
@@ -587,7 +590,7 @@ def choose_keep(strategy: Strategy, face_up: int, play_stream: Stream) -> bool:
     ``random``: a ``keep_rate`` chance. ``heuristic``: a card of rank ``keep_rank`` or higher
     (jokers rank 13 and 14).
     """
-    if strategy.name == "random":
+    if strategy.kind.name == "random":
         return chance(strategy.params["keep_rate"], play_stream)
     return rank_of(face_up) >= strategy.params["keep_rank"]
 
@@ -605,7 +608,7 @@ def choose_blind(strategy: Strategy, behind: int, partner_nil: bool, blind_nil_o
     trailing by ``blind_bid_deficit``.
     """
     params = strategy.params
-    if strategy.name == "random":
+    if strategy.kind.name == "random":
         draw = play_stream.bounded(RATE_ONE)
         threshold = rate_threshold(params["blind_nil_rate"]) if blind_nil_ok else 0
         if draw < threshold:
@@ -643,32 +646,61 @@ def nearest_legal_bid(bid: int, legal: int, hand_size: int) -> int:
     return 0
 
 
+def score_adjustment(rules: Rules, params: dict, seat: int, scores, bags) -> float:
+    """What the heuristic adds to its bid for the score (``engine/strategy_kernels.py``,
+    ``score_adjustment_nb``): ``bag_guard_boost`` within ``bag_guard`` bags of the bag limit;
+    with ``endgame_points`` > 0, ``endgame_safe`` when its side leads within that many points
+    of the target, else ``endgame_push`` when a side ahead of it is."""
+    side = seat % 2 if rules.partnership else seat
+    adjustment = 0.0
+    guard = params["bag_guard"]
+    if guard > 0 and rules.bag_limit > 0 and bags[side] >= rules.bag_limit - guard:
+        adjustment += params["bag_guard_boost"]
+    window = params["endgame_points"]
+    if window > 0:
+        own = scores[side]
+        best_other = max(scores[other] for other in range(rules.n_sides) if other != side)
+        if own > best_other and rules.target - own <= window:
+            adjustment += params["endgame_safe"]
+        elif best_other > own and rules.target - best_other <= window:
+            adjustment += params["endgame_push"]
+    return adjustment
+
+
+SIDE_ACES_KINGS = sum(1 << (13 * suit + rank) for suit in range(3) for rank in (11, 12))
+
+
 def choose_bid(rules: Rules, strategy: Strategy, seat: int, hand: int, bids: list[int],
-               legal: int, play_stream: Stream) -> int:
+               legal: int, scores, bags, play_stream: Stream) -> int:
     """The bid of ``seat`` having seen ``hand``; ``bids`` holds -1 for seats yet to bid and
-    ``legal`` is the bid bitmask of :func:`legal_bids`.
+    ``legal`` is the bid bitmask of :func:`legal_bids`; ``scores`` and ``bags`` per side.
 
     ``random``: uniform among the legal bids in ``bid_min..bid_max``, among all the legal ones
-    when none is there (one draw). ``heuristic``: nil or ``round(estimate + aggression)`` within
-    1..hand_size, then :func:`nearest_legal_bid`.
+    when none is there (one draw). ``heuristic``: nil (see the conditions below) or
+    ``round(estimate + aggression + score_adjustment)`` within 1..hand_size, then
+    :func:`nearest_legal_bid`.
     """
     params = strategy.params
-    if strategy.name == "random":
+    if strategy.kind.name == "random":
         low, high = int(params["bid_min"]), int(params["bid_max"])
         candidates = [bid for bid in bids_of(legal) if low <= bid <= high] or bids_of(legal)
         return candidates[play_stream.bounded(len(candidates))]
     estimate = estimate_tricks(rules, params, hand)
-    partner_nil = rules.partnership and bids[(seat + 2) % rules.players] == 0
+    partner_bid = bids[(seat + 2) % rules.players] if rules.partnership else -1
     if (
         rules.nil
-        and not partner_nil
+        and partner_bid != 0
+        and (partner_bid == -1 or partner_bid >= params["nil_partner_min"])
         and estimate <= params["nil_threshold"]
         and (hand & TRUMP_MASK).bit_count() <= params["nil_max_spades"]
+        and (hand & SIDE_ACES_KINGS).bit_count() <= params["nil_max_high"]
         and not hand & (1 << ACE_OF_SPADES)
     ):
         bid = 0
     else:
-        bid = min(max(int(estimate + params["aggression"] + 0.5), 1), rules.hand_size)
+        adjustment = score_adjustment(rules, params, seat, scores, bags)
+        bid = min(max(int(estimate + params["aggression"] + adjustment + 0.5), 1),
+                  rules.hand_size)
     return nearest_legal_bid(bid, legal, rules.hand_size)
 
 
@@ -677,7 +709,7 @@ def choose_bump(rules: Rules, strategy: Strategy, hand: int, bid: int,
     """Bid bump: whether to raise ``bid`` by one. ``random``: a ``bump_rate`` chance.
     ``heuristic``: when ``estimate + aggression - bid >= bump_threshold``."""
     params = strategy.params
-    if strategy.name == "random":
+    if strategy.kind.name == "random":
         return chance(params["bump_rate"], play_stream)
     margin = estimate_tricks(rules, params, hand) + params["aggression"] - bid
     return margin >= params["bump_threshold"]
@@ -694,7 +726,7 @@ def choose_pass(strategy: Strategy, hand: int, n_cards: int, nil_bidder: bool,
     passed = 0
     left = hand
     for _ in range(n_cards):
-        if strategy.name == "random":
+        if strategy.kind.name == "random":
             card = cards_of(left)[play_stream.bounded(left.bit_count())]
         elif nil_bidder:
             card = highest_rank(left)
@@ -716,11 +748,13 @@ def choose_card(rules: Rules, strategy: Strategy, seat: int, hand: int, legal: i
 
     ``position`` is the place in the trick (0 = leading); ``played_mask`` every card played so
     far this hand. The heuristic's priorities: its own live nil ducks; a partner's live nil is
-    covered; an opponent's live nil is played under; else it wins cheaply while its side still
-    needs tricks and ducks once the contract is safe.
+    covered (``cover_nil``); an opponent's live nil is played under (``bust_nil``); else it wins
+    cheaply while its side still needs tricks, and once the contract is safe ducks
+    (``avoid_bags``) unless an opponent can still be set (``set_margin``).
     """
-    if strategy.name == "random":
+    if strategy.kind.name == "random":
         return cards_of(legal)[play_stream.bounded(legal.bit_count())]
+    params = strategy.params
     players = rules.players
     leading = position == 0
     winners = 0 if leading else winning_cards(legal, winning_card)
@@ -735,7 +769,7 @@ def choose_card(rules: Rules, strategy: Strategy, seat: int, hand: int, legal: i
         return lowest(winners)
 
     # 2. Partner's live nil: cover it.
-    if rules.partnership:
+    if rules.partnership and params["cover_nil"]:
         partner = (seat + 2) % 4
         if _is_live_nil(rules, bids, blind, tricks, partner):
             if leading:
@@ -748,7 +782,7 @@ def choose_card(rules: Rules, strategy: Strategy, seat: int, hand: int, legal: i
                 return highest(winners)
 
     # 3. An opponent's live nil (the first one clockwise): stay under it.
-    for offset in range(1, players):
+    for offset in range(1, players if params["bust_nil"] else 1):
         other = (seat + offset) % players
         if rules.partnership and other % 2 == seat % 2:
             continue
@@ -764,13 +798,26 @@ def choose_card(rules: Rules, strategy: Strategy, seat: int, hand: int, legal: i
             break
 
     # 4. Our contract.
-    contract = taken = 0
-    for other in range(players):
-        same_side = other == seat or (rules.partnership and other % 2 == seat % 2)
-        if same_side and not is_nil(rules, bids[other], blind[other]):
-            contract += bids[other]
-            taken += tricks[other]
-    if taken < contract:
+    def side_need(member: int) -> int:  # tricks the side of ``member`` lacks for its contract
+        contract = taken = 0
+        for other in range(players):
+            same_side = other == member or (rules.partnership and other % 2 == member % 2)
+            if same_side and not is_nil(rules, bids[other], blind[other]):
+                contract += bids[other]
+                taken += tricks[other]
+        return contract - taken
+
+    win_tricks = side_need(seat) > 0 or not params["avoid_bags"]
+    if not win_tricks and params["set_margin"] >= 0:
+        left = rules.hand_size - sum(tricks)
+        for offset in range(1, players):
+            other = (seat + offset) % players
+            if rules.partnership and other % 2 == seat % 2:
+                continue
+            need = side_need(other)
+            if 0 < need and left - need <= params["set_margin"]:
+                win_tricks = True
+    if win_tricks:
         if leading:
             unseen = rules.deck_mask & ~played_mask & ~hand
             for suit in range(4):
@@ -793,11 +840,12 @@ def choose_card(rules: Rules, strategy: Strategy, seat: int, hand: int, legal: i
 
 
 # --- one hand, many hands, whole games ----------------------------------------------------------
-def bid_round(rules: Rules, strategies, dealer: int, hands: list[int], scores,
+def bid_round(rules: Rules, strategies, dealer: int, hands: list[int], scores, bags,
               play_stream: Stream) -> tuple[list[int], list[bool], list[bool]]:
     """One round of bidding from the dealer's left, then the bumps (``engine/bidding.py``).
 
-    ``hands`` are the dealt bitboards and ``scores`` the per-side scores before the hand.
+    ``hands`` are the dealt bitboards, ``scores`` and ``bags`` the per-side counts before the
+    hand.
     Returns ``(bids, blind, bumped)``, one entry per seat, bids after any bump. Each bidder first
     chooses whether to bid blind (:func:`choose_blind`), only when a blind bid is allowed (the
     rule, its deficit, the bid constraints), else bids from :func:`legal_bids`
@@ -834,7 +882,8 @@ def bid_round(rules: Rules, strategies, dealer: int, hands: list[int], scores,
         legal = legal_bids(rules, seat, position, bids, blind, rules.nil)
         if not legal:  # (nil off, min_team_bid = hand size and bids_total_not_tricks can do it)
             raise ValueError(f"seat {seat} has no legal bid after the bids {bids}")
-        bid = choose_bid(rules, strategy, seat, hands[seat], bids, legal, play_stream)
+        bid = choose_bid(rules, strategy, seat, hands[seat], bids, legal, scores, bags,
+                         play_stream)
         if not (0 <= bid <= size and legal >> bid & 1):
             raise ValueError(f"strategy {strategy} made the bid {bid} for seat {seat}, which "
                              f"the rules do not allow")
@@ -894,7 +943,8 @@ def play_hand(rules: Rules, strategies, deal_key: int, play_key: int, key_index:
     else:
         dealt = deal(rules, deal_stream)
     hands = list(dealt)
-    bids, blind, bumped = bid_round(rules, strategies, dealer, dealt, score_before, play_stream)
+    bids, blind, bumped = bid_round(rules, strategies, dealer, dealt, score_before, bags_before,
+                                    play_stream)
     exchange = exchange_cards(rules, strategies, dealer, hands, bids, blind, play_stream)
     tricks = [0] * players
 
@@ -962,7 +1012,7 @@ def _keys_and_strategies(rules: Rules, strategies, seed: int):
     if len(strategies) != rules.players:
         raise ValueError(f"{len(strategies)} strategies for {rules.players} seats")
     for strategy in strategies:
-        if strategy.name == "random" and strategy.params["bid_max"] > rules.hand_size:
+        if strategy.kind.name == "random" and strategy.params["bid_max"] > rules.hand_size:
             raise ValueError(f"strategy {strategy}: bid_max is above the hand size")
     deal_key, play_key = stream_keys(seed)
     return int(deal_key), int(play_key), strategies

@@ -89,6 +89,38 @@ KINDS: dict[str, StrategyKind] = {
                   "(0 = 2 .. 12 = A; jokers 13, 14)", 0, 15, True),
             Param("draw_scale", 1.3,
                   "draw deal: the trick estimate's scale (else 4 / players)", 0, 10),
+            Param("trump_honour", 1.0,
+                  "tricks counted for each of the deck's three top trumps held with enough "
+                  "trumps (the second with two, the third with three)"),
+            Param("long_suit", 0.0, "tricks counted per side-suit card beyond the fourth"),
+            Param("nil_max_high", 13,
+                  "never bid nil holding more side-suit aces and kings than this", 0, 13, True),
+            Param("nil_partner_min", 0,
+                  "bid nil only when the partner, if it has bid, bid at least this", 0, 17, True),
+            Param("bag_guard", 0,
+                  "within this many bags of the bag limit, add bag_guard_boost to the bid "
+                  "(bid up to take fewer overtricks; 0 = off)", 0, 100, True),
+            Param("bag_guard_boost", 0.5, "added to the bid near the bag limit (bag_guard)"),
+            Param("endgame_points", 0,
+                  "end of game: the window, in points below the target, in which endgame_safe "
+                  "and endgame_push apply (0 = off)", 0, 10000),
+            Param("endgame_safe", -0.5,
+                  "added to the bid when the seat's side leads and is within endgame_points "
+                  "of the target (bid safe to win)"),
+            Param("endgame_push", 0.5,
+                  "added to the bid when a side ahead of the seat's is within endgame_points "
+                  "of the target (bid to catch up)"),
+            Param("cover_nil", 1, "play: cover a partner's live nil (1) or ignore it (0)",
+                  0, 1, True),
+            Param("bust_nil", 1, "play: try to set an opponent's live nil (1) or not (0)",
+                  0, 1, True),
+            Param("avoid_bags", 1,
+                  "play: once the side's contract is made, duck (1: avoid bags, which dumps "
+                  "them on the opponents) or keep winning tricks (0)", 0, 1, True),
+            Param("set_margin", -1,
+                  "play: once the side's contract is made, keep winning tricks to set an "
+                  "opponent that still needs at least (tricks left - set_margin) tricks "
+                  "(-1 = never)", -1, 30, True),
         ),
     ),
 }
@@ -97,15 +129,71 @@ assert tuple(p.name for p in KINDS["heuristic"].params) == layout.HEURISTIC_PARA
 
 
 @dataclass(frozen=True)
+class StrategyPreset:
+    """A named strategy people can reason about: a kind with some parameters changed."""
+
+    name: str
+    kind: str
+    params: dict
+    doc: str
+
+
+PRESETS: dict[str, StrategyPreset] = {
+    preset.name: preset
+    for preset in (
+        StrategyPreset(
+            "cautious", "heuristic",
+            {"aggression": -0.6, "nil_threshold": 0.4, "nil_max_spades": 2, "nil_max_high": 0,
+             "blind_nil_deficit": 1000, "blind_bid_deficit": 1000,
+             "endgame_points": 150, "endgame_safe": -0.5, "endgame_push": 0.0},
+            "bids about half a trick under its estimate, bids nil only with a hopeless hand, "
+            "never blind; bids safe near the target",
+        ),
+        StrategyPreset(
+            "aggressive", "heuristic",
+            {"aggression": 0.6, "bump_threshold": 0.0, "blind_nil_deficit": 150,
+             "blind_bid_deficit": 100, "set_margin": 2, "endgame_points": 150,
+             "endgame_safe": 0.0, "endgame_push": 1.0},
+            "bids about half a trick over its estimate, goes blind sooner, keeps taking tricks "
+            "to set the opponents, pushes when an opponent nears the target",
+        ),
+        StrategyPreset(
+            "nil-happy", "heuristic",
+            {"nil_threshold": 2.5, "nil_max_spades": 4, "nil_max_high": 2,
+             "blind_nil_deficit": 100},
+            "bids nil with any weak hand (estimate up to 2.5 tricks, up to four trumps) and "
+            "blind nil when 100 behind",
+        ),
+        StrategyPreset(
+            "bag-averse", "heuristic",
+            {"aggression": 0.4, "bag_guard": 4, "bag_guard_boost": 1.0, "avoid_bags": 1,
+             "set_margin": -1},
+            "bids up to leave few overtricks (a trick more near the bag limit) and ducks once "
+            "its contract is made",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
 class Strategy:
-    """One strategy: a kind and a full set of named parameter values."""
+    """One strategy: a kind (or a preset of one) and a full set of named parameter values."""
 
     name: str
     params: dict = field(default_factory=dict)
 
     @property
     def kind(self) -> StrategyKind:
+        if self.name in PRESETS:
+            return KINDS[PRESETS[self.name].kind]
         return KINDS[self.name]
+
+    def defaults(self) -> dict:
+        """The parameter values of the bare name (the kind's defaults, or the preset's)."""
+        values = {p.name: float(p.default) for p in self.kind.params}
+        if self.name in PRESETS:
+            values.update({k: float(v) for k, v in PRESETS[self.name].params.items()})
+        return values
 
     def vector(self) -> np.ndarray:
         """The float64[N_PARAMS] parameter vector the kernels read."""
@@ -115,11 +203,12 @@ class Strategy:
         return vector
 
     def spec(self) -> str:
-        """Canonical text: the name, then the parameters that differ from their defaults."""
+        """Canonical text: the name, then the parameters that differ from its defaults."""
+        defaults = self.defaults()
         changed = [
             f"{p.name}={_format(self.params[p.name])}"
             for p in self.kind.params
-            if self.params[p.name] != p.default
+            if self.params[p.name] != defaults[p.name]
         ]
         return self.name + (":" + ",".join(changed) if changed else "")
 
@@ -132,11 +221,12 @@ def _format(value: float) -> str:
 
 
 def make_strategy(name: str, **params) -> Strategy:
-    """A strategy by kind name with parameter overrides, validated."""
-    if name not in KINDS:
-        raise StrategyError(f"unknown strategy {name!r}; allowed: {', '.join(KINDS)}")
-    kind = KINDS[name]
-    values = {p.name: float(p.default) for p in kind.params}
+    """A strategy by kind or preset name with parameter overrides, validated."""
+    if name not in KINDS and name not in PRESETS:
+        raise StrategyError(f"unknown strategy {name!r}; allowed: "
+                            f"{', '.join([*KINDS, *PRESETS])}")
+    values = Strategy(name).defaults()
+    kind = Strategy(name).kind
     for key, value in params.items():
         param = kind.param(key)
         try:
@@ -151,7 +241,7 @@ def make_strategy(name: str, **params) -> Strategy:
         if param.integer and not number.is_integer():
             raise StrategyError(f"strategy {name}: parameter {key}={value} is not an integer")
         values[key] = number
-    if name == "random" and values["bid_min"] > values["bid_max"]:
+    if kind.name == "random" and values["bid_min"] > values["bid_max"]:
         raise StrategyError("strategy random: bid_min is above bid_max")
     return Strategy(name, values)
 
@@ -196,7 +286,7 @@ def kernel_arrays(strategies, rules) -> tuple[np.ndarray, np.ndarray]:
     kinds = np.zeros(layout.MAX_SEATS, dtype=np.int64)
     params = np.zeros((layout.MAX_SEATS, layout.N_PARAMS), dtype=np.float64)
     for seat, strategy in enumerate(strategies):
-        if strategy.name == "random" and strategy.params["bid_max"] > rules.hand_size:
+        if strategy.kind.name == "random" and strategy.params["bid_max"] > rules.hand_size:
             raise StrategyError(
                 f"strategy random: bid_max={_format(strategy.params['bid_max'])} is above the "
                 f"hand size {rules.hand_size}"

@@ -25,12 +25,13 @@ STRATEGY_SETS = [
     ["random:bid_min=0,bid_max=3,blind_nil_rate=0.3,blind_bid_rate=0.3"],
     ["heuristic:nil_threshold=2,blind_nil_deficit=0,blind_bid_deficit=0"],
     ["heuristic", "random"],
+    ["cautious", "aggressive", "nil-happy", "bag-averse"],
 ]
 
 
 def _seat_specs(specs, players):
-    if len(specs) == 2:
-        return [specs[seat % 2] for seat in range(players)]
+    if len(specs) > 1:
+        return [specs[seat % len(specs)] for seat in range(players)]
     return specs
 
 

@@ -28,8 +28,10 @@ HB = "heuristic:blind_nil_deficit=0,blind_bid_deficit=0"
 HBB = "heuristic:blind_bid_deficit=0"  # blind number bids, no blind nil
 NIL_MIX = ("random:bid_min=0", "heuristic")  # random nils against the heuristic's nil play
 
+# The four strategy presets at one table (one per seat; fewer players take the first ones).
+P = ("cautious", "aggressive", "nil-happy", "bag-averse")
 STRATEGY_SETS = {"R": (R,), "RB": (RB,), "H": (H,), "HB": (HB,), "RB+HB": (RB, HB),
-                 "H+RB": (H, RB)}
+                 "H+RB": (H, RB), "P": P}
 
 # What the engine must show in a case (so that no case silently stops testing what it is for).
 # Every preset and strategy set: (preset, set) -> features.
@@ -73,6 +75,12 @@ VARIANT_CASES = [
      {"bump"}),
     ("classic", {}, ("heuristic:aggression=0.6,nil_threshold=2.5,nil_max_spades=4",), 500, 54,
      {"nil"}),
+    # Every bidding feature and play switch of the heuristic family away from its default.
+    ("classic", {}, ("heuristic:long_suit=0.4,trump_honour=0.8,nil_threshold=2,nil_partner_min=3,"
+                     "nil_max_high=1", "heuristic:cover_nil=0,bust_nil=0,avoid_bags=0",
+                     "heuristic:set_margin=3", "nil-happy"), 500, 55, {"nil"}),
+    ("cutthroat", {}, ("heuristic:set_margin=5", "aggressive", "heuristic:avoid_bags=0"), 300, 56,
+     set()),
 ]
 
 # (preset, overrides, strategy texts, n_games, seed, features)
@@ -92,6 +100,10 @@ GAME_CASES = [
     ("classic", {"target": 200, "mercy": -150}, (R,), 20, 25, set()),  # mercy and ties
     ("classic", {"max_hands": 1}, NIL_MIX, 30, 26, set()),  # quick game: ties are ties
     ("classic", {"hand_cap": 3}, (R,), 10, 27, set()),  # draws at the hand cap
+    # End-of-game awareness and the bag guard (they read the scores and bags).
+    ("classic", {"target": 300}, ("heuristic:endgame_points=150,bag_guard=5", "aggressive",
+                                  "cautious", "bag-averse"), 8, 88, set()),
+    ("cutthroat", {"target": 300}, ("heuristic:endgame_points=200,bag_guard=9",), 6, 89, set()),
 ]
 
 

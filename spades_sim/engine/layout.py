@@ -113,9 +113,10 @@ MAX_PLAYS = 52
 MAX_EXCHANGE = 16  # two teams' exchanges of up to 4 cards each way
 
 # Strategy kinds (an integer per seat, dispatched inside the kernel) and parameter vectors.
-N_PARAMS = 16
+N_PARAMS = 32
 STRATEGY_RANDOM = 0
 STRATEGY_HEURISTIC = 1
+STRATEGY_MC = 2  # bids like the heuristic (same parameter slots); plays by Monte Carlo search
 
 # Offsets of the deal-stream keys of whole games: game g's hand j uses key index
 # (g << GAME_SHIFT) + 1 + j, and its first dealer is drawn from key index g << GAME_SHIFT.
@@ -156,6 +157,19 @@ HEURISTIC_PARAM_NAMES = (
     "bump_threshold",
     "keep_rank",
     "draw_scale",
+    "trump_honour",
+    "long_suit",
+    "nil_max_high",
+    "nil_partner_min",
+    "bag_guard",
+    "bag_guard_boost",
+    "endgame_points",
+    "endgame_safe",
+    "endgame_push",
+    "cover_nil",
+    "bust_nil",
+    "avoid_bags",
+    "set_margin",
 )
 (
     P_AGGRESSION,
@@ -172,7 +186,31 @@ HEURISTIC_PARAM_NAMES = (
     P_BUMP_THRESHOLD,
     P_KEEP_RANK,
     P_DRAW_SCALE,
+    P_TRUMP_HONOUR,
+    P_LONG_SUIT,
+    P_NIL_MAX_HIGH,
+    P_NIL_PARTNER_MIN,
+    P_BAG_GUARD,
+    P_BAG_GUARD_BOOST,
+    P_ENDGAME_POINTS,
+    P_ENDGAME_SAFE,
+    P_ENDGAME_PUSH,
+    P_COVER_NIL,
+    P_BUST_NIL,
+    P_AVOID_BAGS,
+    P_SET_MARGIN,
 ) = range(len(HEURISTIC_PARAM_NAMES))
+# The play policy's switches reach the card choice packed in a byte per seat (a parameter tuple
+# picked by a runtime seat would cost a jump table per card): these bits, and the set margin
+# plus one in the top five bits.
+PLAY_COVER_NIL = 1
+PLAY_BUST_NIL = 2
+PLAY_AVOID_BAGS = 4
+PLAY_SET_SHIFT = 3
+# The search player (``mc``): the heuristic's parameters, then its own.
+MC_PARAM_NAMES = HEURISTIC_PARAM_NAMES + ("samples",)
+P_SAMPLES = len(HEURISTIC_PARAM_NAMES)
+assert len(MC_PARAM_NAMES) <= N_PARAMS
 
 # Per-hand output arrays (struct of arrays, one row per hand), passed to the entry kernels as
 # one namedtuple. ``records.py`` allocates them; dtypes are listed there.

@@ -50,6 +50,7 @@ from .strategy_kernels import (
     choose_pass_nb,
     hand_facts_nb,
     heuristic_blind_floor_nb,
+    play_bits_nb,
     random_bid_ranges_nb,
     random_rates_nb,
 )
@@ -115,6 +116,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     )
     keep_rates = random_rates_nb(kinds, params, P_KEEP_RATE)
     blind_floor = heuristic_blind_floor_nb(kinds, params)
+    play_packed = play_bits_nb(kinds, params)
     exchanges_possible = rules[R_PARTNERSHIP] != 0 and (
         rules[R_BLIND_NIL_EXCHANGE] > 0 or rules[R_NIL_EXCHANGE] > 0
     )
@@ -163,7 +165,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             bids, blind, bumped, play_state = bid_round_nb(
                 rules, kinds_packed, params, random_bids, rates, blind_floor, dealer,
                 (hand0, hand1, hand2, hand3), (scores[0], scores[1], scores[2], scores[3]),
-                play_state,
+                (bags[0], bags[1], bags[2], bags[3]), play_state,
             )
 
             # -- exchanges: a nil bidder passes cards to its partner, who passes as many back --
@@ -227,7 +229,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 if trick_index == 0 and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS:
                     legal = 1  # two_of_clubs: the 2C itself is the first lead
                 card, play_state = choose_card_nb(
-                    rules, lead_kind, leader, hand, legal, 0, leader,
+                    rules, lead_kind, play_packed, leader, hand, legal, 0, leader,
                     -1, -1, facts, tricks, played_mask, play_state,
                 )
                 # Checked once per hand (a branch per card costs more than the OR). Every
@@ -250,8 +252,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     hand = hands[seat]
                     legal = follow_mask_nb(hand, led_mask)
                     card, play_state = choose_card_nb(
-                        rules, byte_of_nb(kinds_packed, seat), seat, hand, legal, k, leader,
-                        winning_strength & 63, winning_seat, facts, tricks, 0, play_state,
+                        rules, byte_of_nb(kinds_packed, seat), play_packed, seat, hand, legal, k,
+                        leader, winning_strength & 63, winning_seat, facts, tricks, 0, play_state,
                     )
                     bit = 1 << card
                     illegal |= bit & ~legal

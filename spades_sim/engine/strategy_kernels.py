@@ -31,30 +31,49 @@ from .layout import (
     DECK_JOKERS,
     P_ACE,
     P_AGGRESSION,
+    P_AVOID_BAGS,
+    P_BAG_GUARD,
+    P_BAG_GUARD_BOOST,
     P_BLIND_BID,
     P_BLIND_BID_DEFICIT,
     P_BLIND_NIL_DEFICIT,
     P_BUMP_THRESHOLD,
+    P_BUST_NIL,
+    P_COVER_NIL,
     P_DRAW_SCALE,
+    P_ENDGAME_POINTS,
+    P_ENDGAME_PUSH,
+    P_ENDGAME_SAFE,
     P_KEEP_RANK,
     P_KING,
     P_LONG_SPADE,
+    P_LONG_SUIT,
+    P_NIL_MAX_HIGH,
     P_NIL_MAX_SPADES,
+    P_NIL_PARTNER_MIN,
     P_NIL_THRESHOLD,
     P_QUEEN,
     P_RANDOM_BID_MAX,
     P_RANDOM_BID_MIN,
     P_RUFF,
+    P_SET_MARGIN,
+    P_TRUMP_HONOUR,
+    PLAY_AVOID_BAGS,
+    PLAY_BUST_NIL,
+    PLAY_COVER_NIL,
+    PLAY_SET_SHIFT,
+    R_BAG_LIMIT,
     R_DEAL,
     R_DECK,
     R_DECK_MASK,
     R_HAND_SIZE,
+    R_N_SIDES,
     R_NIL,
     R_PARTNERSHIP,
     R_PLAYERS,
+    R_TARGET,
     R_TRUMP_SHARE,
     RATE_ONE,
-    STRATEGY_HEURISTIC,
     STRATEGY_RANDOM,
 )
 from .rng import bounded_nb
@@ -67,6 +86,8 @@ def is_nil_nb(rules, bids, blind, seat):
     return byte_of_nb(bids, seat) == 0 and (rules[R_NIL] != 0 or flag_of_nb(blind, seat) != 0)
 
 
+# The side-suit aces and kings (clubs, diamonds, hearts): a nil feature.
+SIDE_ACES_KINGS = (0b11 << 11) | (0b11 << 24) | (0b11 << 37)
 # Bit ``13 * suit`` for each suit: shifted left by a rank, the four cards of that rank.
 RANK_COLUMN = 1 | (1 << 13) | (1 << 26) | (1 << 39)
 
@@ -116,8 +137,9 @@ def estimate_tricks_nb(rules, params, hand):
     """Heuristic trick estimate of a hand (see ``strategies.py`` for the parameters).
 
     Side suits: an ace counts ``ace``, a king with at least one guard ``king``, a queen with at
-    least two guards ``queen``. Trumps: the deck's three highest trumps (A, K, Q of spades; BJ,
-    LJ, AS with jokers) count 1 each when held with at least as many trumps as there are higher
+    least two guards ``queen``, each card beyond the fourth ``long_suit``. Trumps: the deck's
+    three highest trumps (A, K, Q of spades; BJ, LJ, AS with jokers) count ``trump_honour`` each
+    when held with at least as many trumps as there are higher
     ones (the second with two trumps, the third with three); each trump beyond the expected
     share (``trump_share`` of the rules tuple, ``round(trumps in the deck * hand size / cards in
     the deck)``: 3 for classic, 4 with jokers or three players) counts ``long_spade``; the spare
@@ -137,6 +159,7 @@ def estimate_tricks_nb(rules, params, hand):
         estimate += params[P_ACE] * ((cards >> 12) & 1)
         estimate += params[P_KING] * ((cards >> 11) & (length >= 2))
         estimate += params[P_QUEEN] * ((cards >> 10) & (length >= 3))
+        estimate += params[P_LONG_SUIT] * max(length - 4, 0)
     trumps = hand & TRUMP_MASK
     n_trumps = popcount(trumps)
     top = 53 if rules[R_DECK] == DECK_JOKERS else 51  # the highest trump of the deck
@@ -145,7 +168,7 @@ def estimate_tricks_nb(rules, params, hand):
         + (((trumps >> (top - 1)) & 1) & (n_trumps >= 2))
         + (((trumps >> (top - 2)) & 1) & (n_trumps >= 3))
     )
-    estimate += honours
+    estimate += params[P_TRUMP_HONOUR] * honours
     estimate += params[P_LONG_SPADE] * max(n_trumps - rules[R_TRUMP_SHARE], 0)
     estimate += params[P_RUFF] * max(min(n_trumps - honours, ruff_chances), 0)
     if rules[R_DEAL] == DEAL_DRAW:
@@ -183,13 +206,32 @@ def random_rates_nb(kinds, params, slot):
 
 @njit(cache=True, inline="always")
 def heuristic_blind_floor_nb(kinds, params):
-    """The smallest deficit at which some heuristic seat would bid blind (``blind_nil_deficit``
-    or ``blind_bid_deficit``); infinity when no seat is a heuristic one."""
+    """The smallest deficit at which some heuristic (or mc) seat would bid blind
+    (``blind_nil_deficit`` or ``blind_bid_deficit``); infinity when no seat is one."""
     floor = np.inf
     for seat in range(4):
-        if kinds[seat] == STRATEGY_HEURISTIC:
+        if kinds[seat] != STRATEGY_RANDOM:  # the heuristic, and mc which bids like it
             floor = min(floor, params[seat][P_BLIND_NIL_DEFICIT], params[seat][P_BLIND_BID_DEFICIT])
     return floor
+
+
+@njit(cache=True, inline="always")
+def play_bits_nb(kinds, params):
+    """Every non-random seat's play switches packed a byte per seat (``layout.PLAY_*``):
+    ``cover_nil``, ``bust_nil`` and ``avoid_bags`` as bits, ``set_margin + 1`` above them.
+    Packed once per kernel call, so the card choice reads them with a shift."""
+    packed = 0
+    for seat in range(4):
+        if kinds[seat] != STRATEGY_RANDOM:
+            seat_params = params[seat]
+            bits = (
+                PLAY_COVER_NIL * int(seat_params[P_COVER_NIL])
+                | PLAY_BUST_NIL * int(seat_params[P_BUST_NIL])
+                | PLAY_AVOID_BAGS * int(seat_params[P_AVOID_BAGS])
+                | (int(seat_params[P_SET_MARGIN]) + 1) << PLAY_SET_SHIFT
+            )
+            packed |= bits << (8 * seat)
+    return packed
 
 
 @njit(cache=True, inline="always")
@@ -243,7 +285,8 @@ def heuristic_blind_nb(seat_params, deficit, blind_nil_ok, blind_bids):
 
 
 @njit(cache=True, inline="always")
-def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, state):
+def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, scores, bags,
+                  state):
     """``(bid, state)``: the bid of ``seat`` (0..hand_size; 0 is nil where nil is on).
 
     ``legal`` is the bitmask of the bids the rules allow here (``bidding.legal_bids_nb``);
@@ -253,9 +296,11 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, st
     not bid yet read 255. ``random`` picks uniformly among the legal bids in
     ``bid_min..bid_max`` (among all legal bids when none is there): one ``bounded`` draw.
     ``heuristic`` bids nil when its estimate is at most ``nil_threshold`` with at most
-    ``nil_max_spades`` trumps and no trump ace (and its partner has not bid nil), else
-    ``round(estimate + aggression)`` within 1..hand_size; when that bid is not allowed, the
-    nearest allowed one (above first), and nil only as a last resort.
+    ``nil_max_spades`` trumps, at most ``nil_max_high`` side aces and kings, no trump ace, its
+    partner not a nil bidder and (if it has bid) bidding at least ``nil_partner_min``; else
+    ``round(estimate + aggression + score_adjustment)`` within 1..hand_size (see
+    ``score_adjustment_nb``; ``scores`` and ``bags`` are per-side 4-tuples); when that bid is not
+    allowed, the nearest allowed one (above first), and nil only as a last resort.
     """
     hand_size = rules[R_HAND_SIZE]
     if kind == STRATEGY_RANDOM:
@@ -270,22 +315,52 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, st
     hand = hands[seat]
     estimate = estimate_tricks_nb(rules, seat_params, hand)
     # Unbid seats read 255, so this sees only a nil the partner has already bid.
-    partner_nil = rules[R_PARTNERSHIP] != 0 and byte_of_nb(bids, (seat + 2) & 3) == 0
+    partner_bid = 255
+    if rules[R_PARTNERSHIP] != 0:
+        partner_bid = byte_of_nb(bids, (seat + 2) & 3)
     if (
         rules[R_NIL]
-        and not partner_nil
+        and partner_bid != 0
+        and (partner_bid == 255 or partner_bid >= seat_params[P_NIL_PARTNER_MIN])
         and estimate <= seat_params[P_NIL_THRESHOLD]
         and popcount(hand & TRUMP_MASK) <= seat_params[P_NIL_MAX_SPADES]
+        and popcount(hand & SIDE_ACES_KINGS) <= seat_params[P_NIL_MAX_HIGH]
         and (hand & (1 << 51)) == 0
     ):
         bid = 0
     else:
-        bid = int(estimate + seat_params[P_AGGRESSION] + 0.5)
+        adjustment = score_adjustment_nb(rules, seat_params, seat, scores, bags)
+        bid = int(estimate + seat_params[P_AGGRESSION] + adjustment + 0.5)
         if bid < 1:
             bid = 1
         if bid > hand_size:
             bid = hand_size
     return nearest_legal_bid_nb(bid, legal, hand_size), state
+
+
+@njit(cache=True, inline="always")
+def score_adjustment_nb(rules, seat_params, seat, scores, bags):
+    """What the heuristic adds to its bid for the score: ``bag_guard_boost`` when its side is
+    within ``bag_guard`` bags of the bag limit (a higher bid leaves fewer overtricks); at the
+    end of a game (``endgame_points`` > 0), ``endgame_safe`` when its side leads and is within
+    ``endgame_points`` of the target, else ``endgame_push`` when a side ahead of it is."""
+    side = (seat & 1) if rules[R_PARTNERSHIP] else seat
+    adjustment = 0.0
+    guard = seat_params[P_BAG_GUARD]
+    if guard > 0 and rules[R_BAG_LIMIT] > 0 and bags[side] >= rules[R_BAG_LIMIT] - guard:
+        adjustment += seat_params[P_BAG_GUARD_BOOST]
+    window = seat_params[P_ENDGAME_POINTS]
+    if window > 0:
+        own = scores[side]
+        best_other = -(1 << 40)
+        for other in range(rules[R_N_SIDES]):
+            if other != side and scores[other] > best_other:
+                best_other = scores[other]
+        if own > best_other and rules[R_TARGET] - own <= window:
+            adjustment += seat_params[P_ENDGAME_SAFE]
+        elif best_other > own and rules[R_TARGET] - best_other <= window:
+            adjustment += seat_params[P_ENDGAME_PUSH]
+    return adjustment
 
 
 @njit(cache=True, inline="always")
@@ -356,26 +431,29 @@ def choose_pass_nb(kind, hand, n_cards, nil_bidder, state):
 
 
 @njit(cache=True, inline="always")
-def choose_card_nb(rules, kind, seat, hand, legal, n_in_trick, leader, winning_card,
+def choose_card_nb(rules, kind, play_packed, seat, hand, legal, n_in_trick, leader, winning_card,
                    winning_seat, facts, tricks, played_mask, state):
     """``(card, state)``: the card ``seat`` plays from ``legal`` (a non-empty bitboard).
 
-    No strategy's play reads a parameter yet, so none is passed: a parameter tuple picked by a
-    runtime seat costs a jump table per card. ``played_mask`` (the cards played so far) is
+    The heuristic's play parameters come packed a byte per seat in ``play_packed``
+    (``play_bits_nb``): a parameter tuple picked by a runtime seat costs a jump table per
+    card. ``played_mask`` (the cards played so far) is
     given to leaders only: the heuristic reads it only when leading.
 
     ``random`` picks the ``bounded(popcount(legal))``-th lowest legal card (one draw). The
     heuristic, in order of priority: a live nil bidder ducks (dumps its highest safe card); the
-    partner of a live nil covers it (wins high ahead of it, overtakes it cheaply); against a
-    live opponent nil it plays low under it; otherwise it wins cheaply while its side still needs
-    tricks (leading a master, never overtaking a winning partner) and ducks once the contract is
-    safe (bag avoidance).
+    partner of a live nil covers it (``cover_nil``: wins high ahead of it, overtakes it
+    cheaply); against a live opponent nil it plays low under it (``bust_nil``); otherwise it
+    wins cheaply while its side still needs tricks (leading a master, never overtaking a winning
+    partner), and once the contract is safe ducks (``avoid_bags``) unless an opponent can still
+    be set (``set_margin``).
     """
     if kind == STRATEGY_RANDOM:
         index, state = bounded_nb(state, popcount(legal))
         return nth_card_nb(legal, index), state
-    return heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card,
-                             winning_seat, facts, tricks, played_mask), state
+    return heuristic_card_nb(rules, byte_of_nb(play_packed, seat), seat, hand, legal, n_in_trick,
+                             leader, winning_card, winning_seat, facts, tricks,
+                             played_mask), state
 
 
 @njit(cache=True, inline="always")
@@ -408,10 +486,10 @@ def hand_facts_nb(rules, bids, blind):
 
 
 @njit(cache=True, inline="always")
-def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card, winning_seat,
-                      facts, tricks, played_mask):
+def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, winning_card,
+                      winning_seat, facts, tricks, played_mask):
     """The heuristic's card (see ``choose_card_nb``); deterministic. ``facts`` is the tuple
-    ``hand_facts_nb`` returns."""
+    ``hand_facts_nb`` returns; ``play_bits`` the seat's byte of ``play_bits_nb``."""
     nil_bits, contracts, contract_seats = facts
     players = rules[R_PLAYERS]
     partnership = rules[R_PARTNERSHIP] != 0
@@ -436,7 +514,7 @@ def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card
         return lowest_card(winners)
 
     # 2. Partner's live nil: cover it.
-    if partnership:
+    if partnership and play_bits & PLAY_COVER_NIL:
         partner = (seat + 2) & 3
         if (live_nils >> partner) & 1:
             if leading:
@@ -449,7 +527,7 @@ def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card
                 return highest_card(winners)
 
     # 3. An opponent's live nil: stay under it.
-    for offset in range(1, players if live_nils else 1):
+    for offset in range(1, players if live_nils and play_bits & PLAY_BUST_NIL else 1):
         other = wrap_seat_nb(seat + offset, players)
         if partnership and (other & 1) == (seat & 1):
             continue
@@ -471,7 +549,23 @@ def heuristic_card_nb(rules, seat, hand, legal, n_in_trick, leader, winning_card
     taken = 0
     for other in range(4):
         taken += byte_of_nb(tricks, other) * ((counted >> other) & 1)
-    if taken < contract:
+    win_tricks = taken < contract or (play_bits & PLAY_AVOID_BAGS) == 0
+    set_margin = (play_bits >> PLAY_SET_SHIFT) - 1
+    if not win_tricks and set_margin >= 0:
+        # Setting an opponent: it still needs so many of the tricks left that we can stop it.
+        left = rules[R_HAND_SIZE] - (((tricks * 0x01010101) >> 24) & 0xFF)
+        for offset in range(1, players):
+            other = wrap_seat_nb(seat + offset, players)
+            if partnership and (other & 1) == (seat & 1):
+                continue
+            other_counted = contract_seats >> (4 * other)
+            other_taken = 0
+            for member in range(4):
+                other_taken += byte_of_nb(tricks, member) * ((other_counted >> member) & 1)
+            need = byte_of_nb(contracts, other) - other_taken
+            if need > 0 and left - need <= set_margin:
+                win_tricks = True
+    if win_tricks:
         if leading:
             unseen = rules[R_DECK_MASK] & ~played_mask & ~hand
             for suit in range(4):
