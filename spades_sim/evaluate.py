@@ -170,7 +170,8 @@ def match_result(frame: pd.DataFrame, a, b, *, games: bool | None = None, rules:
     part = part.drop_duplicates(["duplicate", "key", "is_a"])  # side columns repeat per seat
     mine = part[part["is_a"]].set_index(["duplicate", "key"])
     theirs = part[~part["is_a"]].set_index(["duplicate", "key"])
-    plays = mine.join(theirs, lsuffix="_a", rsuffix="_b", how="inner").reset_index()
+    plays = mine.merge(theirs, left_index=True, right_index=True,
+                       suffixes=("_a", "_b")).reset_index()
     plays = plays[plays.groupby("key")["duplicate"].transform("nunique") == 2]
     plays = plays.sort_values(["key", "duplicate"])
     diff = (plays["value_a"] - plays["value_b"]).to_numpy()
