@@ -1,4 +1,5 @@
-"""The `spades-sim` command: simulate, games, replay, bench, rules, strategies.
+"""The `spades-sim` command: simulate, games, match, tournament, replay, bench, rules,
+strategies.
 
 Bad arguments and bad input get one line on standard error naming what is wrong, and exit
 status 2 (1 for `replay` when some input line is bad); never a traceback.
@@ -72,25 +73,31 @@ def _build(args):
     return rules, strategies
 
 
-def _add_run_options(parser):
+def _add_run_options(parser, evaluation=False):
+    """The options of runs written to disk; ``evaluation`` (match, tournament) leaves out those
+    that choose what is played (--config, --duplicate) and --shard (a match needs every chunk)."""
     group = parser.add_argument_group("runs written to disk (chunked, resumable Parquet)")
     group.add_argument("--out", metavar="DIR", help="write the run as a Parquet dataset to DIR "
-                       "(re-running the same command resumes it)")
+                       "(re-running the same command resumes it)"
+                       + ("; default under results/" if evaluation else ""))
     group.add_argument("--chunk-size", type=_positive_int, default=None,
                        help="hands (or games) per chunk; results depend on the seed and this "
                             "(default 100000 hands or 1000 games)")
-    group.add_argument("--config", action="append", metavar="NAME=SPEC",
-                       help="a named configuration, NAME=rules=PRESET;rule=FIELD=VALUE;"
-                            "strategy=SPEC (rule and strategy repeat); repeat --config to play "
-                            "several on the same deals (instead of --rules/--rule/--strategy)")
-    group.add_argument("--duplicate", action="store_true",
-                       help="also play every deal with the partnerships' seats swapped")
+    if not evaluation:
+        group.add_argument("--config", action="append", metavar="NAME=SPEC",
+                           help="a named configuration, NAME=rules=PRESET;rule=FIELD=VALUE;"
+                                "strategy=SPEC (rule and strategy repeat); repeat --config to "
+                                "play several on the same deals (instead of --rules/--rule/"
+                                "--strategy)")
+        group.add_argument("--duplicate", action="store_true",
+                           help="also play every deal with the partnerships' seats swapped")
     group.add_argument("--backend", choices=("loky", "dask"), default="loky",
                        help="loky: worker processes here; dask: a Dask cluster")
     group.add_argument("--scheduler", metavar="ADDRESS",
                        help="Dask scheduler address (tcp://host:8786); none starts a local one")
-    group.add_argument("--shard", metavar="I/N", help="play only the I-th of N shares of the "
-                       "chunks (for job arrays writing into one --out)")
+    if not evaluation:
+        group.add_argument("--shard", metavar="I/N", help="play only the I-th of N shares of "
+                           "the chunks (for job arrays writing into one --out)")
     group.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -232,6 +239,29 @@ def cmd_bench(args):
     return 0
 
 
+def _evaluation_options(args) -> dict:
+    units = {"n_games": args.games} if args.games else {"n_hands": args.hands}
+    return {**units, "seed": args.seed, "jobs": args.jobs, "out": args.out,
+            "rule_overrides": args.rule, "chunk_size": args.chunk_size,
+            "backend": args.backend, "scheduler": args.scheduler, "quiet": args.quiet}
+
+
+def cmd_match(args):
+    from .evaluate import format_match, match
+
+    result = match(args.a, args.b, args.rules, **_evaluation_options(args))
+    print(json.dumps(result.to_dict()) if args.json else format_match(result))
+    return 0
+
+
+def cmd_tournament(args):
+    from .evaluate import format_tournament, tournament
+
+    result = tournament(args.strategies, args.rules, **_evaluation_options(args))
+    print(json.dumps(result.to_dict()) if args.json else format_tournament(result))
+    return 0
+
+
 def cmd_rules(args):
     from .rules import FIELD_DOCS, FIELD_NAMES, PRESET_SOURCES, PRESETS, build_rules
 
@@ -305,6 +335,29 @@ def build_parser() -> argparse.ArgumentParser:
                        help="do not append to benchmarks/history.jsonl")
     bench.set_defaults(func=cmd_bench)
 
+    for name, func, help_text in (
+        ("match", cmd_match, "a duplicate match: strategy A (seats 0, 2) against B (1, 3)"),
+        ("tournament", cmd_tournament, "a round robin of duplicate matches, with ratings"),
+    ):
+        evaluation = sub.add_parser(name, help=help_text)
+        if name == "match":
+            evaluation.add_argument("a", metavar="A", help="strategy spec of seats 0 and 2")
+            evaluation.add_argument("b", metavar="B", help="strategy spec of seats 1 and 3")
+        else:
+            evaluation.add_argument("strategies", nargs="+", metavar="SPEC",
+                                    help="two or more different strategy specs")
+        _add_rules(evaluation)
+        units = evaluation.add_mutually_exclusive_group(required=True)
+        units.add_argument("--games", type=_positive_int, help="boards of whole games "
+                           "(each deal sequence is played twice)")
+        units.add_argument("--hands", type=_positive_int, help="boards of single hands "
+                           "(each deal is played twice)")
+        evaluation.add_argument("--seed", type=_seed, default=0)
+        evaluation.add_argument("--jobs", type=_positive_int, default=1)
+        evaluation.add_argument("--json", action="store_true", help="print one JSON object")
+        _add_run_options(evaluation, evaluation=True)
+        evaluation.set_defaults(func=func)
+
     rules = sub.add_parser("rules", help="list presets, or show every field of one")
     rules.add_argument("preset", nargs="?")
     rules.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE")
@@ -316,6 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    from .evaluate import EvaluationError
     from .rules import RulesError
     from .runner import RunError
     from .strategies import StrategyError
@@ -324,7 +378,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (RulesError, StrategyError, UserError, RunError) as error:
+    except (RulesError, StrategyError, UserError, RunError, EvaluationError) as error:
         print(f"spades-sim {args.command}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:
