@@ -12,7 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import records
-from .engine.simulate import play_games_nb, simulate_hands_nb
+from .engine.layout import STRATEGY_MC
+from .engine.simulate import (
+    play_games_nb,
+    play_games_search_nb,
+    simulate_hands_nb,
+    simulate_hands_search_nb,
+)
 from .rules import Rules
 from .strategies import Strategy, kernel_arrays
 
@@ -50,9 +56,20 @@ def _kernel_strategies(strategies, rules):
     return tuple(int(kind) for kind in kinds), tuple(tuple(float(v) for v in row) for row in params)
 
 
+def hands_kernel(kinds):
+    """The entry kernel of independent hands for these seat kinds (``mc`` seats need the one
+    compiled with the search player's bookkeeping)."""
+    return simulate_hands_search_nb if STRATEGY_MC in kinds else simulate_hands_nb
+
+
+def games_kernel(kinds):
+    """The entry kernel of whole games for these seat kinds (see ``hands_kernel``)."""
+    return play_games_search_nb if STRATEGY_MC in kinds else play_games_nb
+
+
 def _hands_piece(rules_tuple, kinds, params, keys, first, count, record_plays):
     out = records.allocate_hands(count, record_plays)
-    simulate_hands_nb(rules_tuple, kinds, params, keys[0], keys[1], first, out,
+    hands_kernel(kinds)(rules_tuple, kinds, params, keys[0], keys[1], first, out,
                       records.allocate_games(0), record_plays)
     return out
 
@@ -87,7 +104,7 @@ def _games_piece(rules_tuple, hand_cap, kinds, params, keys, first_game, n_games
         capacity = max(batch * 24, hand_cap)
         out = records.allocate_hands(capacity, record_plays)
         games = records.allocate_games(batch)
-        finished, rows = play_games_nb(rules_tuple, kinds, params, keys[0], keys[1],
+        finished, rows = games_kernel(kinds)(rules_tuple, kinds, params, keys[0], keys[1],
                                        first_game + done, batch, out, games, record_plays)
         hand_parts.append(records.take(out, rows))
         game_parts.append(records.take(games, finished))

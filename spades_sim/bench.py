@@ -51,9 +51,10 @@ def _check_chunk(rules: Rules, out) -> None:
 
 
 def _worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> dict:
-    from .engine.simulate import simulate_hands_nb
+    from .api import hands_kernel
 
     kinds, params = _kernel_strategies(strategies, rules)
+    simulate_hands_nb = hands_kernel(kinds)
     deal_key, play_key = stream_keys(seed)
     rules_tuple = rules.kernel_tuple()
     no_games = records.allocate_games(0)

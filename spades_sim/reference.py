@@ -960,6 +960,14 @@ def play_hand(rules: Rules, strategies, deal_key: int, play_key: int, key_index:
     plays = []
     played_mask = 0
     spades_broken = False
+    # What the search player reads (reference_search.py): cards played per seat, voids shown.
+    played_by = [0, 0, 0, 0]
+    voids = 0
+    search_stream = None
+    if any(strategy.kind.name == "mc" for strategy in strategies):
+        from .reference_search import mc_card, search_key
+
+        search_stream = Stream(search_key(play_key), key_index)
     for trick_index in range(rules.hand_size):
         led_suit = None
         winning_card = winning_seat = -1
@@ -967,15 +975,23 @@ def play_hand(rules: Rules, strategies, deal_key: int, play_key: int, key_index:
             seat = (leader + position) % players
             hand = hands[seat]
             legal = legal_cards(rules, hand, led_suit, spades_broken, trick_index)
-            card = choose_card(rules, strategies[seat], seat, hand, legal, position, leader,
-                               winning_card, winning_seat, bids, blind, tricks, played_mask,
-                               play_stream)
+            if strategies[seat].kind.name == "mc":
+                card = mc_card(rules, strategies[seat], seat, hand, legal, position, leader,
+                               led_suit, winning_card, winning_seat, spades_broken, trick_index,
+                               bids, blind, tricks, played_by, voids, bags_before, search_stream)
+            else:
+                card = choose_card(rules, strategies[seat], seat, hand, legal, position, leader,
+                                   winning_card, winning_seat, bids, blind, tricks, played_mask,
+                                   play_stream)
             if not legal >> card & 1:
                 raise ValueError(f"strategy chose the illegal card {card} for seat {seat}")
             if breaks_spades(rules, card, position, led_suit, hand):
                 spades_broken = True
             hands[seat] = hand & ~(1 << card)
             played_mask |= 1 << card
+            played_by[seat] |= 1 << card
+            if led_suit is not None and not suit_cards(hand, led_suit):
+                voids |= 1 << (4 * seat + led_suit)
             plays.append((seat, card))
             if position == 0:
                 led_suit = suit_of(card)

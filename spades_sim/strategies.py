@@ -124,7 +124,28 @@ KINDS: dict[str, StrategyKind] = {
         ),
     ),
 }
+KINDS["mc"] = StrategyKind(
+    "mc",
+    layout.STRATEGY_MC,
+    "Monte Carlo search for every card: samples the unseen cards consistently with what is "
+    "public (cards played, voids shown, bids), plays each distinct card out to the end of the "
+    "hand with the heuristic's play at every seat, and plays the card with the best total "
+    "score for its side (its points minus the others'); bids, blind bids, bumps, passes and "
+    "draw-deal choices are the heuristic's, with the same parameters",
+    KINDS["heuristic"].params + (
+        Param("samples", 16, "deals sampled per card decision (the search budget)", 1, 10000,
+              True),
+        Param("bid_tolerance", 1.5,
+              "a sampled holding must have a trick estimate within this of its seat's bid "
+              "(nil: at most nil_threshold plus this); up to sample_tries tries, then any deal "
+              "that respects the voids", 0, 20),
+        Param("sample_tries", 16,
+              "deals tried per sample to agree with the bids (1 = ignore the bids)", 1, 1000,
+              True),
+    ),
+)
 assert tuple(p.name for p in KINDS["random"].params) == layout.RANDOM_PARAM_NAMES
+assert tuple(p.name for p in KINDS["mc"].params) == layout.MC_PARAM_NAMES
 assert tuple(p.name for p in KINDS["heuristic"].params) == layout.HEURISTIC_PARAM_NAMES
 
 

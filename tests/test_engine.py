@@ -26,6 +26,7 @@ STRATEGY_SETS = [
     ["heuristic:nil_threshold=2,blind_nil_deficit=0,blind_bid_deficit=0"],
     ["heuristic", "random"],
     ["cautious", "aggressive", "nil-happy", "bag-averse"],
+    ["mc:samples=2", "heuristic"],
 ]
 
 
@@ -196,7 +197,8 @@ def test_one_signature_per_entry_kernel():
             simulate_hands(rules, strategies, 5, 1, record_plays=True)
             simulate_hands(rules, strategies, 5, 1)
             play_games(rules, strategies, 1, 1)
-    for kernel in (kernels.simulate_hands_nb, kernels.play_games_nb):
+    for kernel in (kernels.simulate_hands_nb, kernels.play_games_nb,
+                   kernels.simulate_hands_search_nb, kernels.play_games_search_nb):
         assert len(kernel.signatures) == 1, kernel
 
 

@@ -81,6 +81,16 @@ VARIANT_CASES = [
                      "heuristic:set_margin=3", "nil-happy"), 500, 55, {"nil"}),
     ("cutthroat", {}, ("heuristic:set_margin=5", "aggressive", "heuristic:avoid_bags=0"), 300, 56,
      set()),
+    # The search player (few samples: the twin plays every playout in Python).
+    ("classic", {}, ("mc:samples=3", "heuristic"), 30, 57, set()),
+    ("classic", {}, ("mc:samples=2,bid_tolerance=0.5", "random:bid_min=0"), 30, 58, {"nil"}),
+    ("cutthroat", {}, ("mc:samples=2", "random", "heuristic"), 30, 59, set()),
+    ("two-player", {}, ("mc:samples=3", "heuristic"), 30, 60, set()),
+    ("jokers", {}, ("mc:samples=2", "nil-happy"), 30, 61, set()),
+    ("tournament", {"blind_nil_min_deficit": 0}, ("mc:samples=2,blind_nil_deficit=0", H), 30, 62,
+     {"blind_nil", "exchange"}),
+    ("simple", {"first_leader": "two_of_clubs"}, ("mc:samples=2,set_margin=2", "heuristic"), 30,
+     63, set()),
 ]
 
 # (preset, overrides, strategy texts, n_games, seed, features)
@@ -104,6 +114,7 @@ GAME_CASES = [
     ("classic", {"target": 300}, ("heuristic:endgame_points=150,bag_guard=5", "aggressive",
                                   "cautious", "bag-averse"), 8, 88, set()),
     ("cutthroat", {"target": 300}, ("heuristic:endgame_points=200,bag_guard=9",), 6, 89, set()),
+    ("classic", {"target": 200}, ("mc:samples=2", "heuristic"), 2, 90, set()),
 ]
 
 

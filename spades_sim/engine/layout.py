@@ -201,15 +201,20 @@ HEURISTIC_PARAM_NAMES = (
     P_SET_MARGIN,
 ) = range(len(HEURISTIC_PARAM_NAMES))
 # The play policy's switches reach the card choice packed in a byte per seat (a parameter tuple
-# picked by a runtime seat would cost a jump table per card): these bits, and the set margin
-# plus one in the top five bits.
+# picked by a runtime seat would cost a jump table per card): cover_nil, bust_nil, NOT
+# avoid_bags, and set_margin + 1 in the top five bits. So the bits of PLAY_AFTER_CONTRACT are
+# all clear by default, and one test skips both switches that act once the contract is made.
 PLAY_COVER_NIL = 1
 PLAY_BUST_NIL = 2
-PLAY_AVOID_BAGS = 4
+PLAY_KEEP_BAGS = 4
 PLAY_SET_SHIFT = 3
+PLAY_AFTER_CONTRACT = 0xFC
 # The search player (``mc``): the heuristic's parameters, then its own.
-MC_PARAM_NAMES = HEURISTIC_PARAM_NAMES + ("samples",)
-P_SAMPLES = len(HEURISTIC_PARAM_NAMES)
+MC_PARAM_NAMES = HEURISTIC_PARAM_NAMES + ("samples", "bid_tolerance", "sample_tries")
+P_SAMPLES, P_BID_TOLERANCE, P_SAMPLE_TRIES = range(len(HEURISTIC_PARAM_NAMES),
+                                                   len(MC_PARAM_NAMES))
+# The search player's stream: key ``play_key ^ SEARCH_KEY_XOR``, key index as the hand's.
+SEARCH_KEY_XOR = 0x5EA4C4ED5EA4C4ED
 assert len(MC_PARAM_NAMES) <= N_PARAMS
 
 # Per-hand output arrays (struct of arrays, one row per hand), passed to the entry kernels as

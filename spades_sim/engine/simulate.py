@@ -41,10 +41,13 @@ from .layout import (
     R_PARTNERSHIP,
     R_PLAYERS,
     R_TARGET,
+    SEARCH_KEY_XOR,
+    STRATEGY_MC,
     STRATEGY_RANDOM,
 )
 from .rng import bounded_nb, seed_nb
 from .scoring import score_side_nb
+from .search import mc_card_nb
 from .strategy_kernels import (
     choose_card_nb,
     choose_pass_nb,
@@ -55,6 +58,9 @@ from .strategy_kernels import (
     random_rates_nb,
 )
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
+
+_SEARCH_KEY_XOR = np.uint64(SEARCH_KEY_XOR)
+_NO_STATE = np.uint64(0)
 
 
 @njit(cache=True)
@@ -88,8 +94,8 @@ def game_over_nb(rules, scores):
 
 
 @njit(cache=True)
-def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games_mode, out,
-            games, record_plays):
+def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games_mode, search,
+            out, games, record_plays):
     """Play ``n_units`` independent hands, or whole games when ``games_mode``.
 
     Independent hand ``h`` (``first_unit + unit``) is dealt by seat ``h % players`` from zero
@@ -97,6 +103,11 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     ``bounded(players)`` on deal-stream key index ``g << 20``; its hand ``j`` uses key index
     ``(g << 20) + 1 + j``; the deal passes left. Returns ``(units_done, rows_written)``; in games
     mode it stops between games when fewer than ``hand_cap`` rows are left in ``out``.
+
+    ``search`` is a compile-time constant (a literal at each call): only the kernels that play
+    ``mc`` seats (``*_search_nb``) compile the search player's bookkeeping into the loop
+    (cards played per seat, voids shown, the search stream), so the others keep their speed;
+    numba compiles that copy the first time an ``mc`` seat plays.
     """
     capacity = out.hand_id.shape[0]
     players = rules[R_PLAYERS]
@@ -117,6 +128,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     keep_rates = random_rates_nb(kinds, params, P_KEEP_RATE)
     blind_floor = heuristic_blind_floor_nb(kinds, params)
     play_packed = play_bits_nb(kinds, params)
+    search_key = play_key ^ _SEARCH_KEY_XOR
+    played_by = np.zeros(4, dtype=np.int64)  # each seat's cards played this hand (for mc)
     exchanges_possible = rules[R_PARTNERSHIP] != 0 and (
         rules[R_BLIND_NIL_EXCHANGE] > 0 or rules[R_NIL_EXCHANGE] > 0
     )
@@ -146,6 +159,9 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             # -- deal ---------------------------------------------------------------------
             deal_state = seed_nb(deal_key, key_index)
             play_state = seed_nb(play_key, key_index)
+            search_state = _NO_STATE
+            if search:
+                search_state = seed_nb(search_key, key_index)
             if rules[R_DEAL] == DEAL_DRAW:
                 hand0, hand1, deal_state, play_state = draw_deal_nb(
                     rules, kinds_packed, params, keep_rates, dealer, deal_state, play_state, deck,
@@ -218,6 +234,11 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             tricks = 0  # packed, 8 bits per seat
             in_play = hands[0] | hands[1] | hands[2] | hands[3]  # after any exchange
             spades_broken = False
+            voids = 0  # bit 4 * seat + suit: the seat has shown it holds none of the suit
+            if search:
+                for seat in range(4):
+                    played_by[seat] = 0
+            hand_bags = (bags[0], bags[1], bags[2], bags[3])
             for trick_index in range(hand_size):
                 # The lead, apart from the followers: no per-card test of "am I leading?".
                 hand = hands[leader]
@@ -228,10 +249,17 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 legal = lead_mask_nb(rules, hand, spades_broken, trick_index)
                 if trick_index == 0 and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS:
                     legal = 1  # two_of_clubs: the 2C itself is the first lead
-                card, play_state = choose_card_nb(
-                    rules, lead_kind, play_packed, leader, hand, legal, 0, leader,
-                    -1, -1, facts, tricks, played_mask, play_state,
-                )
+                if search and lead_kind == STRATEGY_MC:
+                    card, search_state = mc_card_nb(
+                        rules, params[leader], byte_of_nb(play_packed, leader), facts, leader,
+                        hand, legal, 0, leader, 0, 0, leader, spades_broken, trick_index, tricks,
+                        bids, blind, played_by, voids, hand_bags, search_state,
+                    )
+                else:
+                    card, play_state = choose_card_nb(
+                        rules, lead_kind, play_packed, leader, hand, legal, 0, leader,
+                        -1, -1, facts, tricks, played_mask, play_state,
+                    )
                 # Checked once per hand (a branch per card costs more than the OR). Every
                 # strategy returns a card index taken from a non-empty mask, so 0 <= card < 54.
                 bit = 1 << card
@@ -241,6 +269,10 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     out.plays[row, trick_index * players] = card
                     out.play_seats[row, trick_index * players] = leader
                 led_mask = suit_mask_of_card_nb(card)
+                led_suit = 0
+                if search:
+                    played_by[leader] |= bit
+                    led_suit = (card >= 13) + (card >= 26) + (card >= 39)
                 # A spade led from an all-spade hand breaks spades (broken_by_forced_lead).
                 spades_broken |= ((card >= 39) & ((hand & ~TRUMP_MASK) == 0)
                                   & (rules[R_BROKEN_BY_FORCED_LEAD] != 0))
@@ -251,11 +283,23 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     seat = wrap_seat_nb(leader + k, players)
                     hand = hands[seat]
                     legal = follow_mask_nb(hand, led_mask)
-                    card, play_state = choose_card_nb(
-                        rules, byte_of_nb(kinds_packed, seat), play_packed, seat, hand, legal, k,
-                        leader, winning_strength & 63, winning_seat, facts, tricks, 0, play_state,
-                    )
+                    kind = byte_of_nb(kinds_packed, seat)
+                    if search and kind == STRATEGY_MC:
+                        card, search_state = mc_card_nb(
+                            rules, params[seat], byte_of_nb(play_packed, seat), facts, seat, hand,
+                            legal, k, leader, led_mask, winning_strength, winning_seat,
+                            spades_broken, trick_index, tricks, bids, blind, played_by, voids,
+                            hand_bags, search_state,
+                        )
+                    else:
+                        card, play_state = choose_card_nb(
+                            rules, kind, play_packed, seat, hand, legal, k, leader,
+                            winning_strength & 63, winning_seat, facts, tricks, 0, play_state,
+                        )
                     bit = 1 << card
+                    if search:
+                        played_by[seat] |= bit
+                        voids |= ((hand & led_mask) == 0) << (4 * seat + led_suit)
                     illegal |= bit & ~legal
                     hands[seat] = hand ^ bit
                     if record_plays:
@@ -327,10 +371,14 @@ def simulate_hands_nb(rules, kinds, params, deal_key, play_key, first_hand_id, o
     """Play ``len(out.hand_id)`` independent hands, ids ``first_hand_id ...``, from zero scores.
 
     Hand ``h`` depends only on the keys and ``h``, so any split of a run into pieces (workers,
-    chunks) reproduces the same hands. ``games`` is unused (an empty GameArrays).
+    chunks) reproduces the same hands. ``games`` is unused (an empty GameArrays). No seat may be
+    an ``mc`` seat (``simulate_hands_search_nb`` plays those).
     """
-    _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0], False,
-            out, games, record_plays)
+    # ``games_mode`` as a runtime bool (``first_hand_id < 0`` is never true), not the literal
+    # False: with a literal, numba would compile a second copy of the whole hand loop, one per
+    # entry kernel, doubling the cold compile time of a run with hands and games.
+    _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0],
+            first_hand_id < 0, False, out, games, record_plays)
 
 
 @njit(cache=True)
@@ -340,7 +388,24 @@ def play_games_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_gam
 
     Stops early, between games, when fewer than ``hand_cap`` rows are left in ``out``; the caller
     continues from the next game with fresh arrays (every game depends only on its id).
-    ``out.hand_id`` holds the row; the caller renumbers hands across the run.
+    ``out.hand_id`` holds the row; the caller renumbers hands across the run. No ``mc`` seats
+    (``play_games_search_nb`` plays those).
     """
-    return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, True, out,
-                   games, record_plays)
+    return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
+                   first_game_id >= 0, False, out, games, record_plays)
+
+
+@njit(cache=True)
+def simulate_hands_search_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out, games,
+                             record_plays):
+    """``simulate_hands_nb`` for tables with ``mc`` seats."""
+    _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0],
+            first_hand_id < 0, True, out, games, record_plays)
+
+
+@njit(cache=True)
+def play_games_search_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, out,
+                         games, record_plays):
+    """``play_games_nb`` for tables with ``mc`` seats."""
+    return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
+                   first_game_id >= 0, True, out, games, record_plays)

@@ -58,9 +58,10 @@ from .layout import (
     P_RUFF,
     P_SET_MARGIN,
     P_TRUMP_HONOUR,
-    PLAY_AVOID_BAGS,
+    PLAY_AFTER_CONTRACT,
     PLAY_BUST_NIL,
     PLAY_COVER_NIL,
+    PLAY_KEEP_BAGS,
     PLAY_SET_SHIFT,
     R_BAG_LIMIT,
     R_DEAL,
@@ -218,7 +219,8 @@ def heuristic_blind_floor_nb(kinds, params):
 @njit(cache=True, inline="always")
 def play_bits_nb(kinds, params):
     """Every non-random seat's play switches packed a byte per seat (``layout.PLAY_*``):
-    ``cover_nil``, ``bust_nil`` and ``avoid_bags`` as bits, ``set_margin + 1`` above them.
+    ``cover_nil``, ``bust_nil`` and not ``avoid_bags`` as bits, ``set_margin + 1`` above them
+    (``layout.PLAY_*``).
     Packed once per kernel call, so the card choice reads them with a shift."""
     packed = 0
     for seat in range(4):
@@ -227,7 +229,7 @@ def play_bits_nb(kinds, params):
             bits = (
                 PLAY_COVER_NIL * int(seat_params[P_COVER_NIL])
                 | PLAY_BUST_NIL * int(seat_params[P_BUST_NIL])
-                | PLAY_AVOID_BAGS * int(seat_params[P_AVOID_BAGS])
+                | PLAY_KEEP_BAGS * (1 - int(seat_params[P_AVOID_BAGS]))
                 | (int(seat_params[P_SET_MARGIN]) + 1) << PLAY_SET_SHIFT
             )
             packed |= bits << (8 * seat)
@@ -486,6 +488,34 @@ def hand_facts_nb(rules, bids, blind):
 
 
 @njit(cache=True, inline="always")
+def keep_winning_nb(rules, play_bits, seat, facts, tricks):
+    """Once the seat's contract is made: whether it keeps winning tricks, because bags do not
+    matter to it (``avoid_bags = 0``) or because an opponent still needs at least ``tricks left
+    - set_margin`` tricks (setting it)."""
+    if play_bits & PLAY_KEEP_BAGS:
+        return True
+    set_margin = (play_bits >> PLAY_SET_SHIFT) - 1
+    if set_margin < 0:
+        return False
+    _, contracts, contract_seats = facts
+    players = rules[R_PLAYERS]
+    partnership = rules[R_PARTNERSHIP] != 0
+    left = rules[R_HAND_SIZE] - (((tricks * 0x01010101) >> 24) & 0xFF)
+    for offset in range(1, players):
+        other = wrap_seat_nb(seat + offset, players)
+        if partnership and (other & 1) == (seat & 1):
+            continue
+        other_counted = contract_seats >> (4 * other)
+        other_taken = 0
+        for member in range(4):
+            other_taken += byte_of_nb(tricks, member) * ((other_counted >> member) & 1)
+        need = byte_of_nb(contracts, other) - other_taken
+        if need > 0 and left - need <= set_margin:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
 def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, winning_card,
                       winning_seat, facts, tricks, played_mask):
     """The heuristic's card (see ``choose_card_nb``); deterministic. ``facts`` is the tuple
@@ -514,9 +544,9 @@ def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, w
         return lowest_card(winners)
 
     # 2. Partner's live nil: cover it.
-    if partnership and play_bits & PLAY_COVER_NIL:
+    if partnership:
         partner = (seat + 2) & 3
-        if (live_nils >> partner) & 1:
+        if (live_nils >> partner) & play_bits & PLAY_COVER_NIL:
             if leading:
                 return highest_rank_nb(prefer_side_suits_nb(legal))
             partner_played = wrap_seat_nb(partner - leader + players, players) < n_in_trick
@@ -527,11 +557,12 @@ def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, w
                 return highest_card(winners)
 
     # 3. An opponent's live nil: stay under it.
-    for offset in range(1, players if live_nils and play_bits & PLAY_BUST_NIL else 1):
+    bust_nils = live_nils if play_bits & PLAY_BUST_NIL else 0
+    for offset in range(1, players if bust_nils else 1):
         other = wrap_seat_nb(seat + offset, players)
         if partnership and (other & 1) == (seat & 1):
             continue
-        if (live_nils >> other) & 1:
+        if (bust_nils >> other) & 1:
             if leading:
                 return lowest_rank_nb(prefer_side_suits_nb(legal))
             other_played = wrap_seat_nb(other - leader + players, players) < n_in_trick
@@ -549,23 +580,10 @@ def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, w
     taken = 0
     for other in range(4):
         taken += byte_of_nb(tricks, other) * ((counted >> other) & 1)
-    win_tricks = taken < contract or (play_bits & PLAY_AVOID_BAGS) == 0
-    set_margin = (play_bits >> PLAY_SET_SHIFT) - 1
-    if not win_tricks and set_margin >= 0:
-        # Setting an opponent: it still needs so many of the tricks left that we can stop it.
-        left = rules[R_HAND_SIZE] - (((tricks * 0x01010101) >> 24) & 0xFF)
-        for offset in range(1, players):
-            other = wrap_seat_nb(seat + offset, players)
-            if partnership and (other & 1) == (seat & 1):
-                continue
-            other_counted = contract_seats >> (4 * other)
-            other_taken = 0
-            for member in range(4):
-                other_taken += byte_of_nb(tricks, member) * ((other_counted >> member) & 1)
-            need = byte_of_nb(contracts, other) - other_taken
-            if need > 0 and left - need <= set_margin:
-                win_tricks = True
-    if win_tricks:
+    # (the switches that keep winning tricks after the contract is made are off by default:
+    # one test of their bits skips them)
+    if taken < contract or (play_bits & PLAY_AFTER_CONTRACT
+                            and keep_winning_nb(rules, play_bits, seat, facts, tricks)):
         if leading:
             unseen = rules[R_DECK_MASK] & ~played_mask & ~hand
             for suit in range(4):
