@@ -275,6 +275,18 @@ def test_game_effects_hand_computed():
         effects.game_effects(frame, by=("config", "seat"))
 
 
+def test_an_empty_frame_gives_empty_tables():
+    empty = tidy(seat_rows(0, [1, 1, 1, 1], [1, 1, 1, 1])).iloc[:0]
+    for table in (bids.bid_accuracy(empty), bids.tricks_minus_bid(empty),
+                  bids.bid_calibration(empty), nil.nil_success(empty),
+                  nil.nil_by_feature(empty), nil.nil_by_partner_bid(empty),
+                  nil.nil_value(empty, {}), effects.game_effects(empty)):
+        assert table.empty and ("n" in table or "games" in table)
+    assert "side0_win_rate_high" in effects.game_effects(empty)
+    with pytest.raises(ValueError, match="hands-mode plays .have: none"):
+        effects.paired_effects(empty, "c")
+
+
 # -- metrics --------------------------------------------------------------------------------------
 def test_wilson_interval_ends_are_sane():
     for trials in (1, 3, 7, 100, 12345):

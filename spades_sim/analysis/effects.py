@@ -71,6 +71,12 @@ def paired_effects(df: pd.DataFrame, baseline: str, metrics=("score", "set", "ba
         for ``n < 2``), ``baseline_sd`` (standard deviation of the baseline's per-hand metric,
         for standardised effects).
 
+    Raises
+    ------
+    ValueError
+        When ``baseline`` has no hands-mode first plays in ``df`` (an empty frame, a games-mode
+        run), or for an unknown metric.
+
     Examples
     --------
     >>> frame = pd.DataFrame({"config": ["a"] * 4 + ["b"] * 4, "duplicate": False,

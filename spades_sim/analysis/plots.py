@@ -76,21 +76,27 @@ def _x_values(values: pd.Series):
     return np.array([position[v] for v in values], dtype=float), [str(v) for v in order]
 
 
-def _lines(ax, table, x_column, y_column, keys, *, style="-o", suffix=""):
-    """One line with error bars per group of ``keys``, y against ``x_column``."""
+def _lines(ax, table, x_column, y_column, keys, *, style="-o", suffix="", colors=None):
+    """One line with error bars per group of ``keys``, y against ``x_column``; returns the
+    colours used (pass them back to draw a second line per group in the same colours)."""
     x_all, ticks = _x_values(table[x_column])
     groups = (table.groupby(keys, observed=True, sort=False, dropna=False).indices if keys
               else {"": np.arange(len(table))})
     labels = _labels(table, keys) if keys else [""] * len(table)
-    for rows in groups.values():
+    used = []
+    for index, rows in enumerate(groups.values()):
         part = table.iloc[rows]
         label = (labels[rows[0]] + suffix).strip(" :") or None
-        ax.errorbar(x_all[rows], part[y_column].to_numpy(dtype=float),
-                    yerr=_errors(part, y_column), fmt=style, capsize=3, label=label)
+        color = {"color": colors[index]} if colors else {}
+        container = ax.errorbar(x_all[rows], part[y_column].to_numpy(dtype=float),
+                                yerr=_errors(part, y_column), fmt=style, capsize=3, label=label,
+                                **color)
+        used.append(container.lines[0].get_color())
     if ticks is not None:
         ax.set_xticks(range(len(ticks)), ticks)
     if keys or suffix:
         ax.legend(fontsize="small")
+    return used
 
 
 def _bars(ax, table, columns, keys, names=None):
@@ -155,8 +161,9 @@ def plot_calibration(table: pd.DataFrame, *, ax=None):
     title = f"Bids and tricks by {feature} (95% intervals)"
     if table.empty:
         return _empty(ax, title)
-    _lines(ax, table, feature, "mean_bid", keys, style="-o", suffix=": bid")
-    _lines(ax, table, feature, "mean_tricks", keys, style="--s", suffix=": tricks")
+    colors = _lines(ax, table, feature, "mean_bid", keys, style="-o", suffix=": bid")
+    _lines(ax, table, feature, "mean_tricks", keys, style="--s", suffix=": tricks",
+           colors=colors)
     ax.set_xlabel(f"{feature} in the dealt hand")
     ax.set_ylabel("mean per number bid (tricks)")
     ax.set_title(title)
