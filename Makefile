@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test test-nojit lint bench clean
+.PHONY: setup run reports test test-nojit lint bench clean
 
 setup: $(STAMP)
 
@@ -15,8 +15,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The main job: the rule-variants experiment (8 configurations on shared deals, hands and whole
+# games), then its report; the last line printed is the path of reports/variants/index.html.
 run: setup
-	$(BIN)/spades-sim simulate --rules classic --strategy heuristic --hands 200000 --seed 1
+	$(BIN)/spades-sim run experiments/variants.toml --jobs 2
+
+# Every shipped experiment and its report (results/NAME/, reports/NAME/).
+reports: setup
+	$(BIN)/spades-sim run experiments/variants.toml --jobs 2
+	$(BIN)/spades-sim run experiments/nil.toml --jobs 2 --quiet
+	$(BIN)/spades-sim run experiments/bidding.toml --jobs 2 --quiet
 
 test: setup
 	$(BIN)/python -m pytest -q

@@ -1,5 +1,5 @@
-"""The `spades-sim` command: simulate, games, match, tournament, replay, bench, rules,
-strategies.
+"""The `spades-sim` command: simulate, games, run, report, match, tournament, status, replay,
+bench, rules, strategies.
 
 Bad arguments and bad input get one line on standard error naming what is wrong, and exit
 status 2 (1 for `replay` when some input line is bad); never a traceback.
@@ -190,6 +190,32 @@ def cmd_games(args):
     return 0
 
 
+def cmd_run(args):
+    from .experiment import default_results_dir, load_experiment, run_experiment
+
+    experiment = load_experiment(args.file)
+    out = args.out or default_results_dir(experiment)
+    summaries = run_experiment(experiment, out, jobs=args.jobs, backend=args.backend,
+                               scheduler=args.scheduler, quiet=args.quiet)
+    for mode, summary in summaries.items():
+        print(f"{summary['out']}: {mode}: played {summary['played_chunks']} chunk(s), skipped "
+              f"{summary['skipped_chunks']} already done; {summary['units']:,} {mode} in "
+              f"{summary['seconds']:.1f} s")
+    return _report(out, args.reports)
+
+
+def cmd_report(args):
+    return _report(args.dir, args.reports)
+
+
+def _report(results_dir, reports_root):
+    from .analysis.report import build_report
+
+    index = build_report(results_dir, reports_root)
+    print(index)
+    return 0
+
+
 def cmd_status(args):
     from .runner import run_status
 
@@ -315,6 +341,26 @@ def build_parser() -> argparse.ArgumentParser:
         _add_run_options(play)
         play.set_defaults(func=func)
 
+    run = sub.add_parser("run", help="run an experiment file and build its report")
+    run.add_argument("file", help="experiment file (TOML), such as experiments/variants.toml")
+    run.add_argument("--jobs", type=_positive_int, default=1)
+    run.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                     help="loky: worker processes here; dask: a Dask cluster")
+    run.add_argument("--scheduler", metavar="ADDRESS",
+                     help="Dask scheduler address (tcp://host:8786); none starts a local one")
+    run.add_argument("--out", metavar="DIR", help="results folder (default results/NAME); "
+                     "re-running resumes, a different experiment there is refused")
+    run.add_argument("--reports", metavar="DIR", default="reports",
+                     help="the report goes to DIR/NAME/ (default reports)")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(func=cmd_run)
+
+    report = sub.add_parser("report", help="rebuild an experiment's report from its results")
+    report.add_argument("dir", help="the experiment's results folder, such as results/variants")
+    report.add_argument("--reports", metavar="DIR", default="reports",
+                        help="the report goes to DIR/NAME/ (default reports)")
+    report.set_defaults(func=cmd_report)
+
     status = sub.add_parser("status", help="progress of a run directory (--out)")
     status.add_argument("dir")
     status.add_argument("--json", action="store_true")
@@ -370,6 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     from .evaluate import EvaluationError
+    from .experiment import ExperimentError
     from .rules import RulesError
     from .runner import RunError
     from .strategies import StrategyError
@@ -378,7 +425,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (RulesError, StrategyError, UserError, RunError, EvaluationError) as error:
+    except (RulesError, StrategyError, UserError, RunError, EvaluationError,
+            ExperimentError) as error:
         print(f"spades-sim {args.command}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:

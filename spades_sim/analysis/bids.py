@@ -1,0 +1,184 @@
+"""Bidding analyses of a tidy run frame: how often bids are made exactly, over or under, sets
+and bags, the distribution of tricks minus bid, and bids and tricks against hand features.
+
+Every function takes the tidy frame of a run (``runner.load_run``; columns
+``analysis.frames.TIDY_COLUMNS``, one row per hand, seat, configuration and duplicate copy) and
+returns a DataFrame whose first columns are the group keys ``by`` (in that order), with counts
+beside rates and 95% intervals named ``<metric>_low`` / ``<metric>_high``. Duplicate copies
+(``duplicate == True``) are real plays and are included.
+
+Units: a *seat bid* is one row with ``nil == False`` (a number bid, blind ones included; nil
+bids are analysed in :mod:`spades_sim.analysis.nil`); a *side-hand* is one side in one hand
+(one configuration and copy), the rows sharing ``config, duplicate, game_id, hand_id, side``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .metrics import (
+    FEATURES,
+    SIDE_HAND,
+    add_mean_interval,
+    add_rate,
+    aggregate,
+    require_columns,
+    wilson_interval,
+)
+
+
+def _number_bids(df: pd.DataFrame, by, extra, what: str) -> pd.DataFrame:
+    """The seat bids that are numbers (not nil), with the columns ``by`` and ``extra``."""
+    by = list(by)
+    require_columns(df, [*by, "nil", *extra], what)
+    columns = list(dict.fromkeys([*by, *extra]))
+    return df.loc[~df["nil"].to_numpy(dtype=bool), columns]
+
+
+def bid_accuracy(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFrame:
+    """Bid accuracy: exact, over and under seat bids; sets and bags of the sides.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Tidy run frame.
+    by : sequence of str
+        Group keys, any tidy columns (``config``, ``strategy``, ``seat``, ``bid``, ``rules``...).
+
+    Returns
+    -------
+    DataFrame
+        One row per group: *by, then
+
+        - ``n``: seat bids (rows with ``nil == False``);
+        - ``exact``, ``over``, ``under``: seat bids with ``tricks == bid``, ``> bid``,
+          ``< bid``; ``exact_rate = exact / n`` (likewise ``over_rate``, ``under_rate``) with
+          Wilson 95% intervals;
+        - ``side_hands``: side-hands in which a number bidder of the group sat (a side-hand
+          counts once per group it has a number bidder in: a mixed partnership counts for
+          both strategies);
+        - ``contracts``: those with ``side_contract > 0``; ``sets``: those with
+          ``side_taken < side_contract``; ``set_rate = sets / contracts`` (Wilson 95%);
+        - ``bags_per_hand``: mean over side-hands of the side's overtricks
+          ``max(side_taken - side_contract, 0)`` (every contract trick when the contract is 0;
+          failed-nil tricks, which are bags under ``failed_nil_tricks = bags_only``, are not
+          included), with a normal 95% interval.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"config": "c", "duplicate": False, "game_id": -1,
+    ...     "hand_id": 0, "side": [0, 1, 0, 1], "strategy": "s", "nil": False,
+    ...     "bid": [3, 4, 2, 3], "tricks": [3, 5, 1, 4], "side_contract": [5, 7, 5, 7],
+    ...     "side_taken": [4, 9, 4, 9]})
+    >>> table = bid_accuracy(frame)
+    >>> table[["n", "exact", "over", "under", "side_hands", "sets", "bags_per_hand"]].values
+    array([[4., 1., 2., 1., 2., 1., 1.]])
+    """
+    by = list(by)
+    what = "bid_accuracy"
+    bids = _number_bids(df, by, ["bid", "tricks", *SIDE_HAND, "side_contract", "side_taken"],
+                        what)
+    bid = bids["bid"].to_numpy(dtype=np.int16)
+    tricks = bids["tricks"].to_numpy(dtype=np.int16)
+    work = bids[by].copy()
+    work["exact"] = (tricks == bid).astype(np.int64)
+    work["over"] = (tricks > bid).astype(np.int64)
+    work["under"] = (tricks < bid).astype(np.int64)
+    seat = aggregate(work, by, n=("exact", "size"), exact=("exact", "sum"),
+                     over=("over", "sum"), under=("under", "sum"))
+    for name in ("exact", "over", "under"):
+        add_rate(seat, f"{name}_rate", name, "n")
+
+    # Side-hands: one row per side-hand and group (bidders of one group on one side count once).
+    sides = bids.drop_duplicates(subset=list(dict.fromkeys([*SIDE_HAND, *by])))
+    contract = sides["side_contract"].to_numpy(dtype=np.int64)
+    taken = sides["side_taken"].to_numpy(dtype=np.int64)
+    side_work = sides[by].copy()
+    side_work["contracted"] = (contract > 0).astype(np.int64)
+    side_work["set"] = ((contract > 0) & (taken < contract)).astype(np.int64)
+    side_work["bags"] = np.maximum(taken - contract, 0).astype(float)
+    side = aggregate(side_work, by, side_hands=("set", "size"), contracts=("contracted", "sum"),
+                     sets=("set", "sum"), bags_per_hand=("bags", "mean"),
+                     bags_per_hand_sd=("bags", "std"))
+    add_mean_interval(side, "bags_per_hand", "side_hands")
+    add_rate(side, "set_rate", "sets", "contracts")
+    bag_columns = ["bags_per_hand", "bags_per_hand_low", "bags_per_hand_high"]
+    side = side[[c for c in side.columns if c not in bag_columns] + bag_columns]
+    # The same rows, grouped and sorted alike: the groups line up.
+    side = side.drop(columns=by).set_index(seat.index)
+    return pd.concat([seat, side], axis=1)
+
+
+def tricks_minus_bid(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFrame:
+    """Distribution of ``tricks - bid`` over number (non-nil) seat bids.
+
+    Returns
+    -------
+    DataFrame
+        *by, ``diff`` (tricks taken minus the bid, in tricks), ``n`` (seat bids with that
+        difference), ``share = n / (seat bids of the group)`` with a Wilson 95% interval
+        (``share_low``, ``share_high``). Shares sum to 1 within a group.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"config": "c", "strategy": "s", "nil": [False] * 3 + [True],
+    ...                       "bid": [3, 2, 4, 0], "tricks": [3, 3, 2, 1]})
+    >>> table = tricks_minus_bid(frame)
+    >>> table[["diff", "n"]].values.tolist(), table["share"].round(3).tolist()
+    ([[-2, 1], [0, 1], [1, 1]], [0.333, 0.333, 0.333])
+    """
+    by = list(by)
+    bids = _number_bids(df, by, ["bid", "tricks"], "tricks_minus_bid")
+    work = bids[by].copy()
+    work["diff"] = (bids["tricks"].to_numpy(dtype=np.int16)
+                    - bids["bid"].to_numpy(dtype=np.int16)).astype(np.int64)
+    table = aggregate(work, [*by, "diff"], n=("diff", "size"))
+    if by:
+        table["total"] = table.groupby(by, observed=True, sort=False)["n"].transform("sum")
+    else:
+        table["total"] = table["n"].sum()
+    table["share"] = table["n"] / table["total"]
+    table["share_low"], table["share_high"] = wilson_interval(table["n"].to_numpy(),
+                                                              table["total"].to_numpy())
+    return table.drop(columns="total")
+
+
+def bid_calibration(df: pd.DataFrame, feature: str = "spades",
+                    by=("config", "strategy")) -> pd.DataFrame:
+    """Mean bid and mean tricks of number (non-nil) seat bids by a feature of the dealt hand.
+
+    Parameters
+    ----------
+    feature : str
+        One of ``spades``, ``high_cards``, ``hcp``, ``voids``, ``singletons``, ``longest``
+        (see ``analysis.frames.hand_features``; the hand as dealt, before any exchange).
+
+    Returns
+    -------
+    DataFrame
+        *by, ``<feature>`` (its value), ``n`` (seat bids), ``mean_bid`` and ``mean_tricks``
+        (in tricks) each with a normal 95% interval (``mean ± 1.96 sd / sqrt(n)``; nan when
+        ``n < 2``). A well calibrated strategy has ``mean_tricks`` inside the bid's interval.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"config": "c", "strategy": "s", "nil": False, "spades": [2, 2, 5],
+    ...                       "bid": [2, 4, 5], "tricks": [3, 3, 6]})
+    >>> bid_calibration(frame)[["spades", "n", "mean_bid", "mean_tricks"]].values.tolist()
+    [[2.0, 2.0, 3.0, 3.0], [5.0, 1.0, 5.0, 6.0]]
+    """
+    if feature not in FEATURES:
+        raise ValueError(f"bid_calibration: feature {feature!r}: expected one of "
+                         f"{', '.join(FEATURES)}")
+    by = list(by)
+    bids = _number_bids(df, by, [feature, "bid", "tricks"], "bid_calibration")
+    work = bids[list(dict.fromkeys([*by, feature]))].copy()
+    work["bid"] = bids["bid"].to_numpy(dtype=float)
+    work["tricks"] = bids["tricks"].to_numpy(dtype=float)
+    table = aggregate(work, [*by, feature], n=("bid", "size"), mean_bid=("bid", "mean"),
+                      mean_bid_sd=("bid", "std"), mean_tricks=("tricks", "mean"),
+                      mean_tricks_sd=("tricks", "std"))
+    add_mean_interval(table, "mean_bid", "n")
+    add_mean_interval(table, "mean_tricks", "n")
+    return table

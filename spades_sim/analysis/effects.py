@@ -1,0 +1,231 @@
+"""Effects of rule variants and strategies: paired per-hand differences between configurations
+played on the same deals, and per-configuration summaries of whole games.
+
+The configurations of one run see the same deals (common random numbers: ``runner``), so the
+difference between two configurations is measured hand by hand, and its interval is that of the
+mean of the per-hand differences, much tighter than the difference of two independent means.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .metrics import add_mean_interval, add_rate, aggregate, require_columns
+
+#: Per-hand metrics of :func:`paired_effects` and their units.
+METRICS = {
+    "score": "points per side-hand",
+    "set": "share of side-hands set",
+    "bags": "bags (overtricks) per side-hand",
+    "nil": "share of seats bidding nil",
+}
+#: Columns constant within a game: the group keys :func:`game_effects` accepts.
+GAME_KEYS = ("config", "rules", "duplicate", "chunk")
+
+
+def _per_seat_metrics(rows: pd.DataFrame, metrics) -> dict[str, np.ndarray]:
+    contract = rows["side_contract"].to_numpy(dtype=np.int64)
+    taken = rows["side_taken"].to_numpy(dtype=np.int64)
+    values = {
+        "score": lambda: rows["score_delta"].to_numpy(dtype=float),
+        "set": lambda: ((contract > 0) & (taken < contract)).astype(float),
+        "bags": lambda: np.maximum(taken - contract, 0).astype(float),
+        "nil": lambda: rows["nil"].to_numpy(dtype=float),
+    }
+    return {name: values[name]() for name in metrics}
+
+
+def paired_effects(df: pd.DataFrame, baseline: str, metrics=("score", "set", "bags", "nil"),
+                   by=()) -> pd.DataFrame:
+    """Per-hand paired differences of each configuration from ``baseline`` on the same deals.
+
+    Only first plays of hands-mode runs are used (``duplicate == False``, ``game_id == -1``),
+    and only configurations with as many seats as the baseline (the same deals). For each
+    configuration and hand (and group of ``by``, e.g. ``("side",)``), the per-hand metric is the
+    mean over the seat rows, which is the mean over side-hands (every side has as many seats):
+
+    - ``score``: mean side ``score_delta`` per side-hand (points);
+    - ``set``: share of side-hands set (``side_contract > 0`` and ``side_taken <
+      side_contract``);
+    - ``bags``: mean overtricks ``max(side_taken - side_contract, 0)`` per side-hand;
+    - ``nil``: share of seats bidding nil.
+
+    Parameters
+    ----------
+    baseline : str
+        Name of the baseline configuration.
+    metrics : sequence of str
+        Any of ``score``, ``set``, ``bags``, ``nil``.
+    by : sequence of str
+        Extra keys to pair within (``side``, ``seat``...); the same keys in both configurations.
+
+    Returns
+    -------
+    DataFrame
+        One row per *by, ``config`` (the baseline included: it differs from itself by 0) and
+        ``metric`` (ordered as given): ``baseline``, ``n`` (paired hands), ``baseline_mean``
+        and ``config_mean`` (means of the per-hand metric), ``diff`` (mean of the per-hand
+        differences config - baseline), ``diff_low``, ``diff_high`` (95% Student t interval,
+        ``diff ± t(n - 1) sd / sqrt(n)``; exactly ``diff`` when every difference is equal; nan
+        for ``n < 2``), ``baseline_sd`` (standard deviation of the baseline's per-hand metric,
+        for standardised effects).
+
+    Raises
+    ------
+    ValueError
+        When ``baseline`` has no hands-mode first plays in ``df`` (an empty frame, a games-mode
+        run), or for an unknown metric.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"config": ["a"] * 4 + ["b"] * 4, "duplicate": False,
+    ...     "game_id": -1, "hand_id": [0, 0, 1, 1] * 2, "seat": [0, 1] * 4,
+    ...     "score_delta": [50, -100, 20, 30, 60, -100, 10, 30], "nil": False,
+    ...     "side_contract": 3, "side_taken": 3})
+    >>> paired_effects(frame, "a", metrics=["score"])[["config", "n", "diff"]].values.tolist()
+    [['a', 2, 0.0], ['b', 2, 0.0]]
+    """
+    by = list(by)
+    metrics = list(metrics)
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown or not metrics:
+        raise ValueError(f"paired_effects: metric(s) {', '.join(unknown) or '(none)'}: expected "
+                         f"some of {', '.join(METRICS)}")
+    if {"config", "hand_id"} & set(by):
+        raise ValueError("paired_effects: by may not hold config or hand_id (the pairing keys)")
+    require_columns(df, ["config", "duplicate", "game_id", "hand_id", "seat", *by,
+                         "score_delta", "side_contract", "side_taken", "nil"], "paired_effects")
+    first = ~df["duplicate"].to_numpy(dtype=bool) & (df["game_id"].to_numpy() == -1)
+    hands = df.loc[first]
+    seats = hands.groupby("config", observed=True)["seat"].max()
+    if baseline not in seats.index:
+        raise ValueError(f"paired_effects: baseline {baseline!r} is not a configuration with "
+                         f"hands-mode plays (have: {', '.join(map(str, seats.index)) or 'none'})")
+    comparable = seats.index[seats.to_numpy() == seats[baseline]]
+    hands = hands.loc[hands["config"].isin(comparable).to_numpy()]
+    work = hands[["config", "hand_id", *by]].copy()
+    if isinstance(work["config"].dtype, pd.CategoricalDtype):
+        work["config"] = work["config"].cat.remove_unused_categories()
+    for name, values in _per_seat_metrics(hands, metrics).items():
+        work[name] = values
+    per_hand = aggregate(work, ["config", "hand_id", *by], **{m: (m, "mean") for m in metrics})
+    base = per_hand.loc[(per_hand["config"] == baseline).to_numpy()].drop(columns="config")
+    paired = per_hand.merge(base, on=["hand_id", *by], suffixes=("", "_baseline"))
+    parts = []
+    for name in metrics:  # one metric at a time: no long frame of metrics x hands rows
+        part = paired[[*by, "config"]].copy()
+        part["value"] = paired[name].to_numpy()
+        part["base"] = paired[f"{name}_baseline"].to_numpy()
+        part["difference"] = part["value"].to_numpy() - part["base"].to_numpy()
+        summary = aggregate(part, [*by, "config"], n=("difference", "size"),
+                            baseline_mean=("base", "mean"), config_mean=("value", "mean"),
+                            diff=("difference", "mean"), diff_sd=("difference", "std"),
+                            baseline_sd=("base", "std"))
+        summary.insert(len(by) + 1, "metric", name)
+        parts.append(summary)
+    table = pd.concat(parts, ignore_index=True)
+    table["metric"] = pd.Categorical(table["metric"], categories=metrics, ordered=True)
+    table = table.sort_values([*by, "config", "metric"], kind="stable", ignore_index=True)
+    add_mean_interval(table, "diff", "n", t=True)
+    table.insert(len(by) + 1, "baseline", baseline)
+    return table
+
+
+def game_effects(df: pd.DataFrame, by=("config",), comeback_deficit: int = 100) -> pd.DataFrame:
+    """Whole-game summaries of games-mode runs (rows with ``game_id >= 0``).
+
+    A game is one ``(config, duplicate, game_id)`` with a row marked ``game_over`` (both
+    duplicate copies are real games). Per group:
+
+    - ``games``; ``mean_hands``: mean game length in hands (normal 95% interval);
+    - ``draws``: games without a winner (a tie, or a draw at the hand cap); ``decisive``: the
+      others; ``side0_wins`` and ``side0_win_rate = side0_wins / decisive`` (Wilson 95%);
+    - ``bag_penalties``: bag-counter resets over all sides, a reset being a side-hand with
+      ``bags_after < bags_before + new bags`` (new bags = overtricks ``max(side_taken -
+      side_contract, 0)`` plus failed-nil tricks that do not count toward the contract);
+      ``bag_penalties_per_game`` (normal 95% interval). With ``bag_penalty = 0`` a reset costs
+      no points and still counts; two resets in one hand count once;
+    - ``comebacks``: decisive games whose winner trailed the leading side by at least
+      ``comeback_deficit`` points after some hand; ``comeback_rate = comebacks / decisive``
+      (Wilson 95%);
+    - ``mean_margin``: the winner's final score minus the best other final score, over decisive
+      games (points; normal 95% interval).
+
+    Parameters
+    ----------
+    by : sequence of str
+        Keys constant within a game: any of ``config``, ``rules``, ``duplicate``, ``chunk``.
+    comeback_deficit : int
+        Points behind the leader that make a win a comeback.
+    """
+    by = list(by)
+    wrong = [key for key in by if key not in GAME_KEYS]
+    if wrong:
+        raise ValueError(f"game_effects: by {', '.join(wrong)}: expected keys constant within a "
+                         f"game ({', '.join(GAME_KEYS)})")
+    game = ["config", "duplicate", "game_id"]
+    require_columns(df, [*game, *by, "hand_id", "seat", "side", "tricks", "side_contract",
+                         "side_taken", "score_before", "score_delta", "bags_before",
+                         "bags_after", "game_over", "game_winner"], "game_effects")
+    games = df.loc[df["game_id"].to_numpy() >= 0]
+    side_hand = [*game, "hand_id", "side"]
+    side_tricks = games.groupby(side_hand, observed=True, sort=False)["tricks"].transform("sum")
+    # One row per side-hand: in partnerships side = seat % 2, so seats 0 and 1; else every seat.
+    one = games["seat"].to_numpy() == games["side"].to_numpy()
+    sides = games.loc[one, list(dict.fromkeys([*game, *by, "hand_id", "side", "game_over",
+                                               "game_winner"]))].copy()
+    contract = games.loc[one, "side_contract"].to_numpy(dtype=np.int64)
+    taken = games.loc[one, "side_taken"].to_numpy(dtype=np.int64)
+    new_bags = np.maximum(taken - contract, 0) + side_tricks.to_numpy()[one] - taken
+    bags_before = games.loc[one, "bags_before"].to_numpy(dtype=np.int64)
+    sides["penalty"] = games.loc[one, "bags_after"].to_numpy(dtype=np.int64) < (
+        bags_before + new_bags)
+    sides["score"] = (games.loc[one, "score_before"].to_numpy(dtype=np.int64)
+                      + games.loc[one, "score_delta"].to_numpy(dtype=np.int64))
+    leader = sides.groupby([*game, "hand_id"], observed=True, sort=False)["score"].transform("max")
+    sides["deficit"] = leader.to_numpy() - sides["score"].to_numpy()
+
+    # The final hand of each game: its length, winner and final scores.
+    final = sides.loc[sides["game_over"].to_numpy(dtype=bool)]
+    per_game = final.loc[final["side"].to_numpy() == 0, list(dict.fromkeys([*game, *by]))].copy()
+    per_game["hands"] = final.loc[final["side"].to_numpy() == 0, "hand_id"].to_numpy() + 1.0
+    per_game["winner"] = final.loc[final["side"].to_numpy() == 0, "game_winner"].to_numpy()
+    per_game = per_game.set_index(game)
+    winners = final["side"].to_numpy() == final["game_winner"].to_numpy()
+    winning = final.loc[winners].set_index(game)["score"]
+    others = final.loc[~winners].groupby(game, observed=True)["score"].max()
+    per_game["margin"] = (winning - others).reindex(per_game.index).astype(float)
+    penalties = sides.groupby(game, observed=True)["penalty"].sum()
+    per_game["penalties"] = penalties.reindex(per_game.index).fillna(0).astype(float)
+    worst = sides.groupby([*game, "side"], observed=True)["deficit"].max()
+    winner_key = pd.MultiIndex.from_arrays(
+        [*(per_game.index.get_level_values(k) for k in game), per_game["winner"].to_numpy()])
+    winner_worst = worst.reindex(winner_key).to_numpy()
+    decisive = per_game["winner"].to_numpy() >= 0
+    per_game["decisive"] = decisive.astype(np.int64)
+    per_game["draw"] = (~decisive).astype(np.int64)
+    per_game["side0_win"] = (per_game["winner"].to_numpy() == 0).astype(np.int64)
+    per_game["comeback"] = (decisive & (winner_worst >= comeback_deficit)).astype(np.int64)
+    per_game = per_game.reset_index()
+    table = aggregate(per_game, by, games=("hands", "size"), mean_hands=("hands", "mean"),
+                      mean_hands_sd=("hands", "std"), decisive=("decisive", "sum"),
+                      draws=("draw", "sum"), side0_wins=("side0_win", "sum"),
+                      bag_penalties=("penalties", "sum"),
+                      bag_penalties_per_game=("penalties", "mean"),
+                      bag_penalties_per_game_sd=("penalties", "std"),
+                      comebacks=("comeback", "sum"), mean_margin=("margin", "mean"),
+                      mean_margin_sd=("margin", "std"), margin_n=("margin", "count"))
+    add_mean_interval(table, "mean_hands", "games")
+    add_mean_interval(table, "bag_penalties_per_game", "games")
+    add_mean_interval(table, "mean_margin", "margin_n")
+    add_rate(table, "side0_win_rate", "side0_wins", "decisive")
+    add_rate(table, "comeback_rate", "comebacks", "decisive")
+    table["bag_penalties"] = table["bag_penalties"].astype(np.int64)
+    order = [*by, "games", "mean_hands", "mean_hands_low", "mean_hands_high", "decisive",
+             "draws", "side0_wins", "side0_win_rate", "side0_win_rate_low",
+             "side0_win_rate_high", "bag_penalties", "bag_penalties_per_game",
+             "bag_penalties_per_game_low", "bag_penalties_per_game_high", "comebacks",
+             "comeback_rate", "comeback_rate_low", "comeback_rate_high", "mean_margin",
+             "mean_margin_low", "mean_margin_high"]
+    return table[order]

@@ -1,0 +1,249 @@
+"""Plots of the analysis tables (matplotlib): one function per table, each drawing the 95%
+intervals as error bars, with units on the axes and a title.
+
+Every ``plot_*(table, *, ax=None)`` draws on ``ax`` (or on a new figure made with
+``matplotlib.figure.Figure``, outside pyplot: nothing to close, safe under any backend,
+including Agg) and returns the Axes. No ``plt.show()``, no global style change. An empty table
+draws an empty Axes with its title and the note "no data" (a report still renders); a table
+without the columns the plot needs raises ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .effects import METRICS
+from .metrics import FEATURES
+
+_NO_DATA = "no data"
+
+
+def _axes(ax):
+    if ax is not None:
+        return ax
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(7, 4), layout="constrained").add_subplot()
+
+
+def _check(table: pd.DataFrame, columns, what: str) -> None:
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{what}: the table lacks column(s) {', '.join(missing)}")
+
+
+def _empty(ax, title: str):
+    ax.set_title(title)
+    ax.text(0.5, 0.5, _NO_DATA, ha="center", va="center", transform=ax.transAxes)
+    return ax
+
+
+def _keys_before(table: pd.DataFrame, column: str) -> list[str]:
+    """The group key columns: those before ``column`` (tables put their keys first)."""
+    return list(table.columns[: table.columns.get_loc(column)])
+
+
+def _labels(table: pd.DataFrame, keys) -> list[str]:
+    """One label per row from the keys that vary (all keys when none varies)."""
+    varying = [k for k in keys if table[k].astype(str).nunique() > 1] or list(keys)
+    if not varying:
+        return [""] * len(table)
+    parts = [table[k].astype(str).to_numpy() for k in varying]
+    return [" / ".join(values) for values in zip(*parts)]
+
+
+def _errors(table: pd.DataFrame, name: str):
+    """Asymmetric error-bar lengths ``[estimate - low, high - estimate]`` (0 where unknown)."""
+    estimate = table[name].to_numpy(dtype=float)
+    if f"{name}_low" not in table.columns:
+        return None
+    low = estimate - table[f"{name}_low"].to_numpy(dtype=float)
+    high = table[f"{name}_high"].to_numpy(dtype=float) - estimate
+    return np.nan_to_num(np.clip(np.vstack([low, high]), 0, None))
+
+
+def _x_values(values: pd.Series):
+    """Positions and tick labels of an x column: numbers as they are, other values in order."""
+    if pd.api.types.is_numeric_dtype(values) and not isinstance(values.dtype,
+                                                                pd.CategoricalDtype):
+        return values.to_numpy(dtype=float), None
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        order = [c for c in values.cat.categories if c in set(values)]
+    else:
+        order = list(dict.fromkeys(values))
+    position = {value: index for index, value in enumerate(order)}
+    return np.array([position[v] for v in values], dtype=float), [str(v) for v in order]
+
+
+def _lines(ax, table, x_column, y_column, keys, *, style="-o", suffix="", colors=None):
+    """One line with error bars per group of ``keys``, y against ``x_column``; returns the
+    colours used (pass them back to draw a second line per group in the same colours)."""
+    x_all, ticks = _x_values(table[x_column])
+    groups = (table.groupby(keys, observed=True, sort=False, dropna=False).indices if keys
+              else {"": np.arange(len(table))})
+    labels = _labels(table, keys) if keys else [""] * len(table)
+    used = []
+    for index, rows in enumerate(groups.values()):
+        part = table.iloc[rows]
+        label = (labels[rows[0]] + suffix).strip(" :") or None
+        color = {"color": colors[index]} if colors else {}
+        container = ax.errorbar(x_all[rows], part[y_column].to_numpy(dtype=float),
+                                yerr=_errors(part, y_column), fmt=style, capsize=3, label=label,
+                                **color)
+        used.append(container.lines[0].get_color())
+    if ticks is not None:
+        ax.set_xticks(range(len(ticks)), ticks)
+    if keys or suffix:
+        ax.legend(fontsize="small")
+    return used
+
+
+def _bars(ax, table, columns, keys, names=None):
+    """Grouped bars: one group per row, one bar per column, with error bars."""
+    labels = _labels(table, keys)
+    positions = np.arange(len(table))
+    width = 0.8 / len(columns)
+    for index, column in enumerate(columns):
+        offset = (index - (len(columns) - 1) / 2) * width
+        ax.bar(positions + offset, table[column].to_numpy(dtype=float), width,
+               yerr=_errors(table, column), capsize=3,
+               label=(names or columns)[index])
+    ax.set_xticks(positions, labels, rotation=30 if len(table) > 3 else 0, ha="right"
+                  if len(table) > 3 else "center", fontsize="small")
+    if len(columns) > 1:
+        ax.legend(fontsize="small")
+
+
+def plot_bid_accuracy(table: pd.DataFrame, *, ax=None):
+    """Bars of the exact, over and under rates of number bids and the set rate of side
+    contracts per group of a :func:`~spades_sim.analysis.bids.bid_accuracy` table."""
+    ax = _axes(ax)
+    title = "Bid accuracy (95% Wilson intervals)"
+    columns = ["exact_rate", "over_rate", "under_rate", "set_rate"]
+    _check(table, ["n", *columns], "plot_bid_accuracy")
+    if table.empty:
+        return _empty(ax, title)
+    _bars(ax, table, columns, _keys_before(table, "n"),
+          names=["exact (seat bids)", "over (seat bids)", "under (seat bids)",
+                 "set (side contracts)"])
+    ax.set_ylabel("share of bids")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    return ax
+
+
+def plot_tricks_minus_bid(table: pd.DataFrame, *, ax=None):
+    """Share of number bids by tricks taken minus bid, one line per group of a
+    :func:`~spades_sim.analysis.bids.tricks_minus_bid` table."""
+    ax = _axes(ax)
+    title = "Tricks taken minus bid (95% Wilson intervals)"
+    _check(table, ["diff", "n", "share"], "plot_tricks_minus_bid")
+    if table.empty:
+        return _empty(ax, title)
+    _lines(ax, table, "diff", "share", _keys_before(table, "diff"))
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel("tricks taken - bid (tricks)")
+    ax.set_ylabel("share of number bids")
+    ax.set_title(title)
+    return ax
+
+
+def plot_calibration(table: pd.DataFrame, *, ax=None):
+    """Mean bid (solid) and mean tricks taken (dashed) against the hand feature of a
+    :func:`~spades_sim.analysis.bids.bid_calibration` table, one pair of lines per group."""
+    ax = _axes(ax)
+    _check(table, ["n", "mean_bid", "mean_tricks"], "plot_calibration")
+    keys = _keys_before(table, "n")
+    if not keys:
+        raise ValueError("plot_calibration: the table has no feature column before n")
+    feature, keys = keys[-1], keys[:-1]
+    title = f"Bids and tricks by {feature} (95% intervals)"
+    if table.empty:
+        return _empty(ax, title)
+    colors = _lines(ax, table, feature, "mean_bid", keys, style="-o", suffix=": bid")
+    _lines(ax, table, feature, "mean_tricks", keys, style="--s", suffix=": tricks",
+           colors=colors)
+    ax.set_xlabel(f"{feature} in the dealt hand")
+    ax.set_ylabel("mean per number bid (tricks)")
+    ax.set_title(title)
+    return ax
+
+
+def plot_nil_success(table: pd.DataFrame, *, ax=None):
+    """Nil success rate with Wilson intervals: bars per group of a
+    :func:`~spades_sim.analysis.nil.nil_success` (or ``nil_value``) table, or lines against
+    the feature of a ``nil_by_feature`` table or the partner's bid of ``nil_by_partner_bid``."""
+    ax = _axes(ax)
+    _check(table, ["n", "rate"], "plot_nil_success")
+    keys = _keys_before(table, "n")
+    x_column = keys[-1] if keys and keys[-1] in (*FEATURES, "partner_bid") else None
+    title = "Nil success" + (f" by {x_column}" if x_column else "") + " (95% Wilson intervals)"
+    if table.empty:
+        return _empty(ax, title)
+    if x_column:
+        _lines(ax, table, x_column, "rate", keys[:-1])
+        ax.set_xlabel("partner's bid" if x_column == "partner_bid"
+                      else f"{x_column} in the nil bidder's dealt hand")
+    else:
+        _bars(ax, table, ["rate"], keys)
+    ax.set_ylabel("share of nil bids made")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    return ax
+
+
+def plot_paired_effects(table: pd.DataFrame, *, metric: str | None = None, ax=None):
+    """Paired differences from the baseline with their t intervals, one horizontal bar per
+    configuration (and group) of a :func:`~spades_sim.analysis.effects.paired_effects` table.
+
+    With one metric in the table (or ``metric`` given) the axis is in that metric's unit. With
+    several, each difference is divided by the baseline's per-hand standard deviation
+    (``baseline_sd``) so that points and shares share one axis (standardised effects).
+    """
+    ax = _axes(ax)
+    _check(table, ["metric", "n", "diff", "baseline_sd"], "plot_paired_effects")
+    if metric is not None:
+        if metric not in METRICS:
+            raise ValueError(f"plot_paired_effects: metric {metric!r}: expected one of "
+                             f"{', '.join(METRICS)}")
+        table = table.loc[table["metric"].astype(str) == metric]
+    baseline = str(table["baseline"].iloc[0]) if len(table) and "baseline" in table else "?"
+    title = f"Paired effects vs {baseline} (95% t intervals)"
+    if table.empty:
+        return _empty(ax, title)
+    table = table.reset_index(drop=True)
+    metrics = list(dict.fromkeys(table["metric"].astype(str)))
+    keys = [k for k in _keys_before(table, "n") if k != "baseline"]
+    scale = np.ones(len(table))
+    if len(metrics) == 1:
+        xlabel = f"difference from {baseline} ({METRICS.get(metrics[0], metrics[0])})"
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = 1 / table["baseline_sd"].to_numpy(dtype=float)
+        scale[~np.isfinite(scale)] = np.nan
+        xlabel = f"difference from {baseline} (baseline per-hand standard deviations)"
+    errors = _errors(table, "diff")
+    positions = np.arange(len(table))[::-1]
+    ax.errorbar(table["diff"].to_numpy(dtype=float) * scale, positions,
+                xerr=None if errors is None else np.nan_to_num(errors * scale), fmt="o",
+                capsize=3)
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_yticks(positions, _labels(table, keys), fontsize="small")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    return ax
+
+
+def plot_game_lengths(table: pd.DataFrame, *, ax=None):
+    """Mean game length in hands with its 95% interval, one bar per group of a
+    :func:`~spades_sim.analysis.effects.game_effects` table."""
+    ax = _axes(ax)
+    title = "Game length (95% intervals)"
+    _check(table, ["games", "mean_hands"], "plot_game_lengths")
+    if table.empty:
+        return _empty(ax, title)
+    _bars(ax, table, ["mean_hands"], _keys_before(table, "games"))
+    ax.set_ylabel("mean game length (hands)")
+    ax.set_title(title)
+    return ax

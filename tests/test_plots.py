@@ -1,0 +1,117 @@
+"""Plots: each returns an Axes, draws on a given one, works under Agg and survives an empty
+table; intervals become error bars."""
+
+import matplotlib
+import numpy as np
+import pytest
+from matplotlib.axes import Axes
+from matplotlib.container import ErrorbarContainer
+from matplotlib.figure import Figure
+
+from spades_sim.analysis import bids, effects, nil, plots
+from spades_sim.rules import preset
+from spades_sim.runner import make_config, simulate
+
+
+@pytest.fixture(autouse=True, scope="module")
+def agg_backend():
+    """The Agg backend, chosen here (library code never picks a backend)."""
+    previous = matplotlib.get_backend()
+    matplotlib.use("Agg")
+    yield
+    matplotlib.use(previous)
+
+
+MIXED = ["heuristic", "random", "heuristic:aggression=1", "random:bid_max=6"]
+
+
+@pytest.fixture(scope="module")
+def tables():
+    configs = [make_config("a", preset("classic"), MIXED),
+               make_config("s", preset("simple"), ["heuristic"])]
+    hands = simulate(configs, n_hands=2_000, seed=5, chunk_size=1_000)
+    games = simulate(configs, n_games=20, seed=5, chunk_size=10)
+    return {
+        "plot_bid_accuracy": bids.bid_accuracy(hands),
+        "plot_tricks_minus_bid": bids.tricks_minus_bid(hands),
+        "plot_calibration": bids.bid_calibration(hands, "hcp", by=("config",)),
+        "plot_nil_success": nil.nil_success(hands),
+        "plot_paired_effects": effects.paired_effects(hands, "a"),
+        "plot_game_lengths": effects.game_effects(games),
+    }
+
+
+NAMES = ["plot_bid_accuracy", "plot_tricks_minus_bid", "plot_calibration", "plot_nil_success",
+         "plot_paired_effects", "plot_game_lengths"]
+
+
+def error_bars(ax) -> list:
+    """The error-bar segments drawn on the Axes."""
+    return [segment for container in ax.containers if isinstance(container, ErrorbarContainer)
+            for collection in container.lines[2] for segment in collection.get_segments()]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_plot_returns_its_own_axes(tables, name):
+    ax = getattr(plots, name)(tables[name])
+    assert isinstance(ax, Axes)
+    assert ax.get_title()
+    assert ax.get_ylabel() or ax.get_xlabel()
+    assert ax.has_data()
+    assert len(error_bars(ax)) >= len(tables[name])
+    ax.figure.canvas.draw()  # renders under Agg
+    import matplotlib.pyplot as plt
+
+    assert plt.get_fignums() == []  # a figure outside pyplot: nothing left to close
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_plot_draws_on_a_given_axes(tables, name):
+    figure = Figure()
+    ax = figure.add_subplot()
+    assert getattr(plots, name)(tables[name], ax=ax) is ax
+    assert ax.has_data()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_plot_of_an_empty_table_says_no_data(tables, name):
+    ax = getattr(plots, name)(tables[name].iloc[:0])
+    assert isinstance(ax, Axes) and ax.get_title()
+    assert not ax.has_data()
+    assert [text.get_text() for text in ax.texts] == ["no data"]
+    ax.figure.canvas.draw()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_plot_of_a_wrong_table_is_refused(tables, name):
+    with pytest.raises(ValueError, match="lacks column"):
+        getattr(plots, name)(tables[name].iloc[:, :1])  # the first key only
+
+
+def test_other_nil_tables_plot_against_their_x():
+    configs = [make_config("a", preset("classic"), MIXED)]
+    hands = simulate(configs, n_hands=1_000, seed=6, chunk_size=1_000)
+    ax = plots.plot_nil_success(nil.nil_by_feature(hands, "spades"))
+    assert "spades" in ax.get_xlabel()
+    ax = plots.plot_nil_success(nil.nil_by_partner_bid(hands))
+    assert ax.get_xlabel() == "partner's bid"
+    assert "nil" in [tick.get_text() for tick in ax.get_xticklabels()]
+
+
+def test_error_bars_span_the_interval(tables):
+    table = tables["plot_game_lengths"]
+    ax = plots.plot_game_lengths(table)
+    ends = sorted((float(seg[:, 1].min()), float(seg[:, 1].max())) for seg in error_bars(ax))
+    expected = sorted(zip(table["mean_hands_low"], table["mean_hands_high"]))
+    assert np.allclose(ends, expected)
+
+
+def test_paired_effects_plot_units(tables):
+    table = tables["plot_paired_effects"]
+    ax = plots.plot_paired_effects(table, metric="score")
+    assert "points" in ax.get_xlabel()
+    assert len(ax.get_yticklabels()) == 2  # a and s
+    ax = plots.plot_paired_effects(table)
+    assert "standard deviations" in ax.get_xlabel()
+    with pytest.raises(ValueError, match="metric"):
+        plots.plot_paired_effects(table, metric="luck")

@@ -1,0 +1,177 @@
+"""`spades-sim run` and `spades-sim report`: one tiny experiment, run once for the module."""
+
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from spades_sim.analysis import report
+from spades_sim.cli import main
+
+TINY = """\
+name = "tiny"
+title = "A tiny experiment"
+question = "Does the report build?"
+seed = 5
+hands = 300
+games = 6
+chunk_size = 150
+games_chunk_size = 3
+analyses = ["variant_effects", "bid_accuracy", "nil", "games", "strategies"]
+baseline = "classic"
+
+[[config]]
+name = "classic"
+rules = "classic"
+strategy = "heuristic"
+
+[[grid]]
+name = "aggr={aggression}"
+rules = "classic"
+strategies = { side0 = "heuristic", side1 = "random" }
+params = { aggression = [1] }
+
+[[config]]
+name = "jokers"
+rules = "jokers"
+rule = { target = 300 }
+
+[[config]]
+name = "three"
+rules = "cutthroat"
+"""
+SECTIONS = ("variant_effects", "bid_accuracy", "nil", "games", "strategies")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("experiment")
+    path = root / "tiny.toml"
+    path.write_text(TINY)
+    results, reports = root / "results", root / "reports"
+    out = subprocess.run([sys.executable, "-m", "spades_sim.cli", "run", str(path), "--out",
+                          str(results), "--reports", str(reports), "--quiet"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    index = Path(out.stdout.strip().splitlines()[-1])
+    return {"path": path, "results": results, "reports": reports, "index": index,
+            "stdout": out.stdout}
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name in ("href", "src"):
+            if attrs.get(name):
+                self.links.append(attrs[name])
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+
+
+def _parse(index: Path) -> _Links:
+    parser = _Links()
+    parser.feed(index.read_text())
+    return parser
+
+
+def _without_timestamp(text: str) -> str:
+    return re.sub(r'<span class="generated">[^<]*</span>', "", text)
+
+
+def test_run_prints_the_report_path(built):
+    index = built["index"]
+    assert index == built["reports"] / "tiny" / "index.html" and index.exists()
+    results = built["results"]
+    assert (results / "experiment.toml").read_text() == TINY
+    assert (results / "hands" / "meta.json").exists() and (results / "games" / "meta.json").exists()
+    assert not list(built["reports"].glob(".*"))  # no temporary folders left
+
+
+def test_every_section_and_the_setup(built):
+    parser = _parse(built["index"])
+    for name in (*SECTIONS, "setup", "findings", "metadata"):
+        assert name in parser.ids
+    text = built["index"].read_text()
+    assert "Does the report build?" in text
+    for config in ("classic", "aggr=1", "jokers", "three"):
+        assert f"<code>{config}</code>" in text
+    # the grid's aggression goes to the seats whose strategy has it (not random's)
+    assert ("seat 0: heuristic:aggression=1; seat 1: random; seat 2: heuristic:aggression=1; "
+            "seat 3: random") in text
+    assert "target=300" in text and "95% CI" in text
+    assert "three</code> (3 players) has no other configuration" in text
+
+
+def test_links_point_to_files(built):
+    folder = built["index"].parent
+    links = [link for link in _parse(built["index"]).links if not link.startswith("#")]
+    assert any(link.endswith(".png") for link in links)
+    assert any(link.endswith(".csv") for link in links)
+    for link in links:
+        assert "://" not in link and not link.startswith("/"), link
+        assert (folder / link).is_file(), link
+
+
+def test_tables_load_as_csv(built):
+    folder = built["index"].parent
+    csvs = sorted(folder.glob("*.csv"))
+    assert len(csvs) >= 10
+    for path in csvs:
+        frame = pd.read_csv(path)
+        assert len(frame.columns) >= 2, path.name
+    paired = pd.read_csv(folder / "variant_effects-paired.csv")
+    assert set(paired["config"]) == {"classic", "aggr=1", "jokers"}
+    assert "three" not in set(paired["config"])
+
+
+def test_report_rebuild_is_identical(built, tmp_path, capsys):
+    assert main(["report", str(built["results"]), "--reports", str(tmp_path)]) == 0
+    index = Path(capsys.readouterr().out.strip().splitlines()[-1])
+    assert index == tmp_path / "tiny" / "index.html"
+    assert _without_timestamp(index.read_text()) == \
+        _without_timestamp(built["index"].read_text())
+    assert sorted(p.name for p in index.parent.iterdir()) == \
+        sorted(p.name for p in built["index"].parent.iterdir())
+
+
+def test_rerun_resumes_and_a_different_experiment_is_refused(built, tmp_path, capsys):
+    assert main(["run", str(built["path"]), "--out", str(built["results"]), "--reports",
+                 str(tmp_path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "played 0 chunk(s)" in out
+    changed = tmp_path / "changed.toml"
+    changed.write_text(TINY.replace("seed = 5", "seed = 6"))
+    assert main(["run", str(changed), "--out", str(built["results"]), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "holds another run (it differs in seed)" in err
+    assert (built["results"] / "experiment.toml").read_text() == TINY
+
+
+def test_failed_build_keeps_the_old_report(built, tmp_path, monkeypatch):
+    index = report.build_report(built["results"], tmp_path)
+    before = index.read_text()
+
+    def broken(ctx, section):
+        raise RuntimeError("boom")
+
+    spec = report.SECTIONS["nil"]
+    monkeypatch.setitem(report.SECTIONS, "nil", report.SectionSpec("nil", spec.title,
+                                                                    spec.about, broken))
+    with pytest.raises(RuntimeError):
+        report.build_report(built["results"], tmp_path)
+    assert index.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["tiny"]
+
+
+def test_report_of_a_folder_without_results(tmp_path, capsys):
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not the results folder of an experiment" in err
