@@ -311,13 +311,23 @@ def cmd_rules(args):
 
 
 def cmd_strategies(args):
-    from .strategies import KINDS
+    from .strategies import KINDS, PRESETS, _format
 
+    shown = set()
     for kind in KINDS.values():
         print(f"{kind.name}: {kind.doc}")
+        inherited = [p for p in kind.params if p.name in shown]
+        if inherited:
+            print(f"    (the parameters above, {inherited[0].name} .. {inherited[-1].name}, "
+                  f"with the same defaults; and:)")
         for param in kind.params:
-            default = int(param.default) if float(param.default).is_integer() else param.default
-            print(f"    {param.name} = {default}    {param.doc}")
+            if param.name not in shown:
+                print(f"    {param.name} = {_format(param.default)}    {param.doc}")
+        shown.update(p.name for p in kind.params)
+    print("presets (NAME or NAME:param=value,... like a kind):")
+    for preset in PRESETS.values():
+        changes = ", ".join(f"{k}={_format(v)}" for k, v in preset.params.items())
+        print(f"{preset.name}: {preset.kind} with {changes}\n    {preset.doc}")
     return 0
 
 

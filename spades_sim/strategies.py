@@ -65,9 +65,11 @@ KINDS: dict[str, StrategyKind] = {
     "heuristic": StrategyKind(
         "heuristic",
         layout.STRATEGY_HEURISTIC,
-        "a trick estimator for bidding, a nil threshold, and a play policy that wins cheaply, "
-        "ducks once its contract is safe, covers a partner's nil and tries to set an "
-        "opponent's nil",
+        "a trick estimator for bidding (weights for high cards by rank and guard, long suits, "
+        "trump honours and length, ruffs), an aggression offset, nil and blind-nil triggers, "
+        "score awareness (the bag limit, the end of the game), and a play policy that wins "
+        "cheaply while its side needs tricks, covers a partner's nil, busts an opponent's, "
+        "ducks or keeps winning once its contract is made, and can chase a set",
         (
             Param("aggression", 0.0, "added to the trick estimate before rounding the bid"),
             Param("nil_threshold", 1.0, "bid nil when the trick estimate is at most this"),
@@ -168,7 +170,7 @@ PRESETS: dict[str, StrategyPreset] = {
              "blind_nil_deficit": 1000, "blind_bid_deficit": 1000,
              "endgame_points": 150, "endgame_safe": -0.5, "endgame_push": 0.0},
             "bids about half a trick under its estimate, bids nil only with a hopeless hand, "
-            "never blind; bids safe near the target",
+            "goes blind only 1000 points behind; bids safe near the target",
         ),
         StrategyPreset(
             "aggressive", "heuristic",
