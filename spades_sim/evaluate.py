@@ -29,40 +29,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .analysis.metrics import Z95
-from .ratings import bradley_terry
+from .analysis.metrics import Z95, interval_from_moments
+from .ratings import ELO, bradley_terry
 from .rules import build_rules
 from .strategies import parse_strategy
 
 CONFIG_NAME = "match"
 SUMMARY = "tournament.json"
-# Two-sided 97.5% quantiles of Student's t for 1..9 degrees of freedom; from 10 on the
-# Cornish-Fisher expansion in 1/df (Abramowitz and Stegun 26.7.5) is within 1e-4.
-_T975_SMALL = (12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622)
 
 
 class EvaluationError(ValueError):
     """A bad match or tournament request (one-line message)."""
-
-
-def t_quantile_975(df: int) -> float:
-    """The 97.5% quantile of Student's t with ``df`` degrees of freedom.
-
-    >>> round(t_quantile_975(10), 4), round(t_quantile_975(30), 4), round(t_quantile_975(99), 4)
-    (2.2281, 2.0423, 1.9842)
-    """
-    if df < 1:
-        return float("nan")
-    if df <= len(_T975_SMALL):
-        return _T975_SMALL[df - 1]
-    z = Z95
-    terms = (
-        (z**3 + z) / 4,
-        (5 * z**5 + 16 * z**3 + 3 * z) / 96,
-        (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384,
-        (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160,
-    )
-    return float(z + sum(term / df ** (power + 1) for power, term in enumerate(terms)))
 
 
 def paired_interval(diffs) -> tuple[float, float, float]:
@@ -77,10 +54,9 @@ def paired_interval(diffs) -> tuple[float, float, float]:
     if len(values) == 0:
         return float("nan"), float("nan"), float("nan")
     mean = float(values.mean())
-    if len(values) < 2:
-        return mean, float("nan"), float("nan")
-    half = t_quantile_975(len(values) - 1) * float(values.std(ddof=1)) / np.sqrt(len(values))
-    return mean, float(mean - half), float(mean + half)
+    std = float(values.std(ddof=1)) if len(values) > 1 else float("nan")
+    low, high = interval_from_moments(mean, std, len(values), t=True)
+    return mean, float(low), float(high)
 
 
 def _number(value):
@@ -110,16 +86,29 @@ class MatchResult:
     sd_diff: float  # standard deviation of the per-board differences
     out: str | None = None
     rule_overrides: dict = field(default_factory=dict)
+    run: dict | None = field(default=None, repr=False, compare=False)  # the runner's summary
 
     def to_dict(self) -> dict:
         data = asdict(self)
-        del data["unit"], data["n"]
+        del data["unit"], data["n"], data["run"]
         ordered = {"a": self.a, "b": self.b, "rules": self.rules, self.unit: self.n}
         ordered.update(data)
         ordered["mean_diff"] = _number(self.mean_diff)
         ordered["sd_diff"] = _number(self.sd_diff)
         ordered["ci95"] = [_number(self.ci95[0]), _number(self.ci95[1])]
         return ordered
+
+    @classmethod
+    def from_dict(cls, data: dict) -> MatchResult:
+        """The inverse of :meth:`to_dict` (a match read back from ``tournament.json``)."""
+        data = dict(data)
+        unit = "games" if "games" in data else "hands"
+        n = data.pop(unit)
+        nan = float("nan")
+        for key in ("mean_diff", "sd_diff"):
+            data[key] = nan if data.get(key) is None else float(data[key])
+        data["ci95"] = tuple(nan if v is None else float(v) for v in data["ci95"])
+        return cls(unit=unit, n=int(n), **data)
 
 
 def _sides(frame: pd.DataFrame, a: str, b: str) -> pd.Series:
@@ -230,6 +219,20 @@ def _tag(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:8]
 
 
+def match_spec(a, b, rules: str = "classic", *, n_games: int | None = None,
+               n_hands: int | None = None, seed: int, rule_overrides=(),
+               chunk_size: int | None = None):
+    """The runner's :class:`~spades_sim.runner.RunSpec` of a duplicate match (see
+    :func:`match`): one configuration ``[a, b, a, b]``, duplicate mode."""
+    from .runner import RunSpec, make_config
+
+    unit, count = _units(n_games, n_hands)
+    rules_obj = _partnership_rules(rules, list(rule_overrides))
+    config = make_config(CONFIG_NAME, rules_obj, [parse_strategy(a), parse_strategy(b)] * 2)
+    return RunSpec((config,), seed, chunk_size=chunk_size or _default_chunk_size(unit),
+                   duplicate=True, **{f"n_{unit}": count})
+
+
 def match(a, b, rules: str = "classic", *, n_games: int | None = None,
           n_hands: int | None = None, seed: int, jobs: int = 1, out=None,
           rule_overrides=(), chunk_size: int | None = None, backend: str = "loky",
@@ -242,22 +245,20 @@ def match(a, b, rules: str = "classic", *, n_games: int | None = None,
     re-running the same call resumes or reuses it. The numbers depend on the seed and the chunk
     size (default 1000 games or 100000 hands), never on ``jobs``.
     """
-    from .runner import RunSpec, execute, load_run, make_config
+    from .runner import execute, load_run
 
     unit, count = _units(n_games, n_hands)
     strategy_a, strategy_b = parse_strategy(a), parse_strategy(b)
     overrides = list(rule_overrides)
-    rules_obj = _partnership_rules(rules, overrides)
-    chunk_size = chunk_size or _default_chunk_size(unit)
+    spec = match_spec(a, b, rules, n_games=n_games, n_hands=n_hands, seed=seed,
+                      rule_overrides=overrides, chunk_size=chunk_size)
+    rules_obj = spec.configs[0].rules
     if out is None:
         name = (f"match-{_slug(str(strategy_a))}-vs-{_slug(str(strategy_b))}-{_slug(rules)}-"
                 f"{count}{unit[0]}")
-        if overrides or chunk_size != _default_chunk_size(unit):
-            name += "-" + _tag(overrides, chunk_size)
+        if overrides or spec.chunk_size != _default_chunk_size(unit):
+            name += "-" + _tag(overrides, spec.chunk_size)
         out = Path("results") / f"{name}-{seed}"
-    config = make_config(CONFIG_NAME, rules_obj, [strategy_a, strategy_b] * 2)
-    spec = RunSpec((config,), seed, chunk_size=chunk_size, duplicate=True,
-                   **{f"n_{unit}": count})
     summary = execute(spec, out, jobs=jobs, backend=backend, scheduler=scheduler, quiet=quiet)
     frame = load_run(summary["out"], columns=["config", "duplicate", "hand_id", "game_id",
                                                "side", "strategy", "score_before",
@@ -265,6 +266,7 @@ def match(a, b, rules: str = "classic", *, n_games: int | None = None,
     result = match_result(frame, strategy_a, strategy_b, games=unit == "games", rules=rules,
                           seed=seed, out=summary["out"])
     result.rule_overrides = rules_obj.overrides()
+    result.run = summary
     if result.n != count:
         raise EvaluationError(f"{summary['out']}: only {result.n} of {count} boards are complete")
     return result
@@ -314,13 +316,8 @@ class TournamentResult:
                 "matches": [m.to_dict() for m in self.matches]}
 
 
-def tournament_ratings(strategies, matches) -> tuple[list[dict], np.ndarray]:
-    """Ratings and the mean-difference matrix from the pairwise matches of ``strategies``.
-
-    Bradley-Terry on the per-game (per-hand) wins, ties half to each, one virtual tie per
-    pair (see ``ratings.bradley_terry``); ``mean_diff`` of a strategy is the mean over its
-    opponents of its mean score difference per board against them.
-    """
+def _pair_counts(strategies, matches):
+    """``wins[i, j]``, ``ties[i, j]`` and the mean-difference matrix of the matches."""
     index = {name: i for i, name in enumerate(strategies)}
     k = len(strategies)
     wins, ties = np.zeros((k, k)), np.zeros((k, k))
@@ -332,6 +329,37 @@ def tournament_ratings(strategies, matches) -> tuple[list[dict], np.ndarray]:
         ties[i, j] += result.ties
         ties[j, i] += result.ties
         matrix[i, j], matrix[j, i] = result.mean_diff, -result.mean_diff
+    return wins, ties, matrix
+
+
+def rating_difference(strategies, matches, first: str, second: str,
+                      prior_ties: float = 1.0) -> tuple[float, float, float]:
+    """The Bradley-Terry rating of ``first`` minus that of ``second`` (Elo scale) with its 95%
+    interval ``(diff, low, high)``, from the covariance of the fitted log-strengths (the
+    pseudo-inverse of the Fisher information, as in ``ratings.bradley_terry``)."""
+    wins, ties, _ = _pair_counts(strategies, matches)
+    fit = bradley_terry(wins, ties, prior_ties=prior_ties)
+    strength = np.exp(fit.rating / ELO)
+    off = ~np.eye(len(strategies), dtype=bool)
+    trials = np.where(off, wins + wins.T + ties + prior_ties, 0.0)
+    share = strength[:, None] / (strength[:, None] + strength[None, :])
+    weight = trials * share * share.T
+    covariance = np.linalg.pinv(np.diag(weight.sum(axis=1)) - weight)
+    i, j = strategies.index(first), strategies.index(second)
+    diff = float(fit.rating[i] - fit.rating[j])
+    half = Z95 * ELO * float(np.sqrt(max(covariance[i, i] + covariance[j, j]
+                                         - 2 * covariance[i, j], 0.0)))
+    return diff, diff - half, diff + half
+
+
+def tournament_ratings(strategies, matches) -> tuple[list[dict], np.ndarray]:
+    """Ratings and the mean-difference matrix from the pairwise matches of ``strategies``.
+
+    Bradley-Terry on the per-game (per-hand) wins, ties half to each, one virtual tie per
+    pair (see ``ratings.bradley_terry``); ``mean_diff`` of a strategy is the mean over its
+    opponents of its mean score difference per board against them.
+    """
+    wins, ties, matrix = _pair_counts(strategies, matches)
     fit = bradley_terry(wins, ties)
     rows = []
     for i, name in enumerate(strategies):
@@ -344,6 +372,29 @@ def tournament_ratings(strategies, matches) -> tuple[list[dict], np.ndarray]:
     for rank, row in enumerate(rows, 1):
         row["rank"] = rank
     return rows, matrix
+
+
+def tournament_pairs(names, out) -> list[tuple[int, int, Path]]:
+    """``(i, j, folder)`` of every match of a round robin of ``names`` (``i < j``)."""
+    return [(i, j, Path(out) / f"{i}-{j}-{_slug(names[i])}-vs-{_slug(names[j])}")
+            for i in range(len(names)) for j in range(i + 1, len(names))]
+
+
+def load_tournament(out) -> TournamentResult:
+    """A finished tournament read back from ``out/tournament.json`` (nothing is played)."""
+    path = Path(out) / SUMMARY
+    try:
+        data = json.loads(path.read_text())
+        unit = "games" if "games" in data else "hands"
+        matches = [MatchResult.from_dict(m) for m in data["matches"]]
+        names = list(data["strategies"])
+        ratings, matrix = tournament_ratings(names, matches)
+        return TournamentResult(names, data["rules"], unit, int(data[unit]), data["seed"],
+                                str(Path(out).resolve()), matches, ratings, matrix)
+    except FileNotFoundError:
+        raise EvaluationError(f"{path}: no tournament summary here; play the tournament first")
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise EvaluationError(f"{path}: unreadable tournament summary ({error})")
 
 
 def tournament(strategies, rules: str = "classic", *, n_games: int | None = None,
@@ -370,13 +421,11 @@ def tournament(strategies, rules: str = "classic", *, n_games: int | None = None
         out = Path("results") / f"tournament-{_slug(rules)}-{count}{unit[0]}-{tag}-{seed}"
     out = Path(out)
     matches = []
-    for i in range(len(names)):
-        for j in range(i + 1, len(names)):
-            where = out / f"{i}-{j}-{_slug(names[i])}-vs-{_slug(names[j])}"
-            matches.append(match(names[i], names[j], rules, n_games=n_games, n_hands=n_hands,
-                                 seed=seed, jobs=jobs, out=where, rule_overrides=overrides,
-                                 chunk_size=chunk_size, backend=backend, scheduler=scheduler,
-                                 quiet=quiet))
+    for i, j, where in tournament_pairs(names, out):
+        matches.append(match(names[i], names[j], rules, n_games=n_games, n_hands=n_hands,
+                             seed=seed, jobs=jobs, out=where, rule_overrides=overrides,
+                             chunk_size=chunk_size, backend=backend, scheduler=scheduler,
+                             quiet=quiet))
     ratings, matrix = tournament_ratings(names, matches)
     result = TournamentResult(names, rules, unit, count, seed, str(out.resolve()), matches,
                               ratings, matrix)

@@ -40,7 +40,10 @@ DEFAULT_CHUNK = {"hands": 100_000, "games": 1000}
 ANALYSES = ("variant_effects", "bid_accuracy", "nil", "games", "strategies")
 
 TOP_KEYS = ("name", "title", "question", "notes", "seed", "hands", "games", "chunk_size",
-            "games_chunk_size", "duplicate", "analyses", "baseline", "config", "grid")
+            "games_chunk_size", "duplicate", "analyses", "baseline", "config", "grid",
+            "tournament")
+TOURNAMENT_KEYS = ("strategies", "rules", "rule", "games", "hands", "chunk_size")
+TOURNAMENT_DIR = "tournament"  # the tournament's folder in the results dir
 CONFIG_KEYS = ("name", "rules", "rule", "strategy", "strategies")
 GRID_KEYS = ("name", "rules", "rule", "strategy", "strategies", "params")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=,+-]*$")
@@ -63,6 +66,23 @@ class ConfigSource:
 
 
 @dataclass(frozen=True)
+class TournamentSpec:
+    """The ``[tournament]`` table: a round robin of duplicate matches (``evaluate.tournament``)
+    on the experiment's seed."""
+
+    strategies: tuple[str, ...]
+    rules: str  # the preset
+    rule: tuple[str, ...]  # rule overrides as "field=value" texts
+    unit: str  # "games" or "hands"
+    n: int  # boards per pair (each deal played twice)
+    chunk_size: int
+
+    def sizes(self) -> dict:
+        """The size keywords of ``evaluate.tournament`` and ``evaluate.match``."""
+        return {f"n_{self.unit}": self.n, "chunk_size": self.chunk_size}
+
+
+@dataclass(frozen=True)
 class Experiment:
     """A parsed, validated experiment file."""
 
@@ -80,6 +100,7 @@ class Experiment:
     baseline: str | None
     configs: tuple[Config, ...]
     sources: tuple[ConfigSource, ...]
+    tournament: TournamentSpec | None = None
     path: str = ""
     text: str = field(default="", repr=False)
 
@@ -172,25 +193,27 @@ class _Parser:
                           f"{label}unknown key \"{key}\"; allowed: {', '.join(allowed)}")
 
     # top-level values
-    def get(self, data, key, kind, default=None, required=False):
+    def get(self, data, key, kind, default=None, required=False, table=None, index=0,
+            label=""):
+        """A value of the top level (or of ``table``), checked against ``kind``."""
         if key not in data:
             if required:
                 self.fail(1, f"missing key \"{key}\"")
             return default
         value = data[key]
-        line = self.key_line(key)
+        line = self.key_line(key, table, index)
         if kind == "str":
             if not isinstance(value, str) or not value.strip():
-                self.fail(line, f"{key}: expected a non-empty string, got {value!r}")
+                self.fail(line, f"{label}{key}: expected a non-empty string, got {value!r}")
             return value.strip()
         if kind in ("int", "count"):
             low = 0 if kind == "int" else 1
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                self.fail(line, f"{key}: expected an integer >= {low}, got {value!r}")
+                self.fail(line, f"{label}{key}: expected an integer >= {low}, got {value!r}")
             return value
         if kind == "bool":
             if not isinstance(value, bool):
-                self.fail(line, f"{key}: expected true or false, got {value!r}")
+                self.fail(line, f"{label}{key}: expected true or false, got {value!r}")
             return value
         raise AssertionError(kind)
 
@@ -212,13 +235,17 @@ class _Parser:
         seed = self.get(data, "seed", "int", required=True)
         hands = self.get(data, "hands", "count")
         games = self.get(data, "games", "count")
-        if hands is None and games is None:
-            self.fail(1, "give hands, games or both (the sizes of the runs)")
+        tournament = self.parse_tournament(data)
+        if hands is None and games is None and tournament is None:
+            self.fail(1, "give hands, games or both (the sizes of the runs), or a [tournament]")
         chunk_size = self.get(data, "chunk_size", "count", DEFAULT_CHUNK["hands"])
         games_chunk = self.get(data, "games_chunk_size", "count", DEFAULT_CHUNK["games"])
         duplicate = self.get(data, "duplicate", "bool", False)
-        analyses = self.parse_analyses(data, hands, games)
-        configs, sources = self.parse_configs(data)
+        analyses = self.parse_analyses(data, hands, games, tournament)
+        if hands is None and games is None and not data.get("config") and not data.get("grid"):
+            configs, sources = [], []  # a tournament alone
+        else:
+            configs, sources = self.parse_configs(data)
         if duplicate:
             for config in configs:
                 if config.rules.players != 4 or not config.rules.partnership:
@@ -242,11 +269,12 @@ class _Parser:
             notes=self.get(data, "notes", "str", ""), seed=seed, hands=hands, games=games,
             chunk_size=chunk_size, games_chunk_size=games_chunk, duplicate=duplicate,
             analyses=analyses, baseline=baseline, configs=tuple(configs),
-            sources=tuple(sources), path=self.path, text=self.text)
+            sources=tuple(sources), tournament=tournament, path=self.path, text=self.text)
 
-    def parse_analyses(self, data, hands, games) -> tuple[str, ...]:
+    def parse_analyses(self, data, hands, games, tournament) -> tuple[str, ...]:
         if "analyses" not in data:
-            default = ["bid_accuracy", "nil"] + (["games"] if games else [])
+            default = ["bid_accuracy", "nil"] if hands or games else []
+            default += (["games"] if games else []) + (["strategies"] if tournament else [])
             return tuple(default)
         value, line = data["analyses"], self.key_line("analyses")
         if not isinstance(value, list) or not value or \
@@ -260,7 +288,65 @@ class _Parser:
             self.fail(line, "analyses: a name repeats")
         if "games" in value and games is None:
             self.fail(line, "analyses: games needs whole games: give games")
+        if hands is None and games is None:
+            for item in value:
+                if item != "strategies":
+                    self.fail(line, f"analyses: {item} needs hands or games (a [tournament] "
+                                    f"alone shows in strategies)")
+        if tournament is not None and "strategies" not in value:
+            self.fail(line, "analyses: the [tournament] is shown in the strategies section: "
+                            "add \"strategies\"")
         return tuple(value)
+
+    def parse_tournament(self, data) -> TournamentSpec | None:
+        """The optional ``[tournament]`` table."""
+        if "tournament" not in data:
+            return None
+        table, where = data["tournament"], ("tournament", -1)
+        if not isinstance(table, dict):
+            self.fail(self.key_line("tournament"),
+                      "tournament: write it as a [tournament] table")
+        label = "tournament: "
+        self.check_keys(table, TOURNAMENT_KEYS, *where, label)
+        header = self.lines.of_table(*where)
+        specs, line = table.get("strategies"), self.key_line("strategies", *where)
+        if not isinstance(specs, list) or len(specs) < 2 or \
+                not all(isinstance(spec, str) for spec in specs):
+            self.fail(line if "strategies" in table else header,
+                      f"{label}strategies: expected a list of at least two strategy specs, "
+                      f"got {specs!r}")
+        names = []
+        for spec in specs:
+            try:
+                names.append(str(parse_strategy(spec)))
+            except StrategyError as error:
+                self.fail(line, f"{label}{error}")
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            self.fail(line, f"{label}strategies: {', '.join(repeated)} repeats")
+        preset = self.get(table, "rules", "str", "classic", table=where[0], index=where[1],
+                          label=label)
+        overrides = table.get("rule", {})
+        if not isinstance(overrides, dict):
+            self.fail(self.key_line("rule", *where),
+                      f"{label}rule: expected a table such as {{ target = 300 }}")
+        rules = self.rules(preset, dict(overrides), label, *where)
+        if rules.players != 4 or not rules.partnership:
+            self.fail(self.key_line("rules", *where),
+                      f"{label}rules {preset}: a tournament needs four players in two "
+                      f"partnerships")
+        sizes = {unit: self.get(table, unit, "count", table=where[0], index=where[1],
+                                label=label) for unit in MODES}
+        given = [unit for unit in MODES if sizes[unit] is not None]
+        if len(given) != 1:
+            self.fail(self.key_line("hands", *where) if len(given) == 2 else header,
+                      f"{label}give games or hands (boards per pair)"
+                      + (", not both" if given else ""))
+        unit = given[0]
+        chunk = self.get(table, "chunk_size", "count", DEFAULT_CHUNK[unit], table=where[0],
+                         index=where[1], label=label)
+        texts = tuple(f"{key}={rule_text(value)}" for key, value in rules.overrides().items())
+        return TournamentSpec(tuple(names), preset, texts, unit, sizes[unit], chunk)
 
     def parse_configs(self, data):
         for key in ("config", "grid"):
@@ -331,15 +417,7 @@ class _Parser:
         return config, source, line
 
     def rules(self, preset, overrides, where, origin, index) -> Rules:
-        texts = []
-        for key, value in overrides.items():
-            if value is True or value is False:
-                text = str(value).lower()
-            elif value is None:
-                text = "null"
-            else:
-                text = str(value)
-            texts.append((key, f"{key}={text}", value))
+        texts = [(key, f"{key}={rule_text(value)}", value) for key, value in overrides.items()]
         for key, _, value in texts:
             if key not in FIELD_NAMES:
                 self.fail(self.key_line(key, origin, index, inline=True),
@@ -445,6 +523,13 @@ class _Parser:
         return f"\"{name}\"" if isinstance(name, str) else f"#{index + 1}"
 
 
+def rule_text(value) -> str:
+    """A rule value as ``--rule FIELD=VALUE`` text (``true``, ``null``, ``300``)."""
+    if value is None:
+        return "null"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def _text(value) -> str:
     """A grid value as it appears in names and specs (``true``, ``300``, ``0.5``)."""
     if isinstance(value, bool):
@@ -496,14 +581,42 @@ def run_experiment(experiment: Experiment, out=None, *, jobs: int = 1, backend: 
 
     out = Path(out) if out is not None else default_results_dir(experiment)
     specs = {mode: experiment.spec(mode) for mode in experiment.modes}
-    for mode, spec in specs.items():  # refuse any different run before playing anything
-        prepare_dir(spec, out / mode)
+    folders = {mode: out / mode for mode in specs}
+    tournament = experiment.tournament
+    if tournament is not None:
+        from .evaluate import match_spec, tournament_pairs
+
+        names = list(tournament.strategies)
+        for i, j, where in tournament_pairs(names, out / TOURNAMENT_DIR):
+            specs[where.name] = match_spec(names[i], names[j], tournament.rules,
+                                           seed=experiment.seed,
+                                           rule_overrides=tournament.rule, **tournament.sizes())
+            folders[where.name] = where
+    for name, spec in specs.items():  # refuse any different run before playing anything
+        prepare_dir(spec, folders[name])
     _write_text_atomic(out / EXPERIMENT_COPY, experiment.text)
     summaries = {}
-    for mode, spec in specs.items():
-        summaries[mode] = execute(spec, out / mode, jobs=jobs, backend=backend,
+    for mode in experiment.modes:
+        summaries[mode] = execute(specs[mode], folders[mode], jobs=jobs, backend=backend,
                                   scheduler=scheduler, quiet=quiet)
+    if tournament is not None:
+        summaries[f"tournament {tournament.unit}"] = _play_tournament(
+            experiment, out / TOURNAMENT_DIR, jobs=jobs, backend=backend, scheduler=scheduler,
+            quiet=quiet)
     return summaries
+
+
+def _play_tournament(experiment: Experiment, out: Path, **options) -> dict:
+    """Play (or resume) the experiment's tournament into ``out``; a runner-like summary."""
+    from .evaluate import tournament
+
+    spec = experiment.tournament
+    result = tournament(spec.strategies, spec.rules, seed=experiment.seed, out=out,
+                        rule_overrides=spec.rule, **spec.sizes(), **options)
+    runs = [m.run for m in result.matches]
+    return {"out": str(out), "played_chunks": sum(r["played_chunks"] for r in runs),
+            "skipped_chunks": sum(r["skipped_chunks"] for r in runs),
+            "units": sum(r["units"] for r in runs), "seconds": sum(r["seconds"] for r in runs)}
 
 
 def load_results_experiment(results_dir) -> Experiment:

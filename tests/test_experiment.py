@@ -90,6 +90,7 @@ def test_defaults():
 
 BASE = 'name = "x"\nseed = 1\nhands = 100\n'
 CONFIG = '[[config]]\nname = "a"\n'
+TOURNEY = '[tournament]\nstrategies = ["heuristic", "cautious"]\n'
 
 
 @pytest.mark.parametrize("text, line, fragment", [
@@ -123,6 +124,29 @@ CONFIG = '[[config]]\nname = "a"\n'
     (BASE + '[[grid]]\nname = "g{aggr}"\nparams = { aggression = [1, 2] }\n', 5,
      "placeholder 'aggr' is not a parameter"),
     (BASE + CONFIG + 'strategies = { side0 = "random" }\n', 6, "strategies: missing side1"),
+    (BASE + CONFIG + TOURNEY + 'games = 4\nstrategy = "x"\n', 9,
+     'tournament: unknown key "strategy"; allowed: strategies, rules'),
+    (BASE + CONFIG + '[tournament]\nstrategies = ["heuristic"]\ngames = 4\n', 7,
+     "tournament: strategies: expected a list of at least two"),
+    (BASE + CONFIG + '[tournament]\nstrategies = ["heuristic", "genius"]\ngames = 4\n', 7,
+     "tournament: unknown strategy 'genius'"),
+    (BASE + CONFIG + '[tournament]\nstrategies = ["random", "random"]\ngames = 4\n', 7,
+     "tournament: strategies: random repeats"),
+    (BASE + CONFIG + TOURNEY, 6, "tournament: give games or hands (boards per pair)"),
+    (BASE + CONFIG + TOURNEY + 'games = 4\nhands = 10\n', 9, "not both"),
+    (BASE + CONFIG + TOURNEY + 'games = 0\n', 8, "tournament: games: expected an integer >= 1"),
+    (BASE + CONFIG + TOURNEY + 'hands = 9\nrules = "cutthroat"\n', 9,
+     "tournament: rules cutthroat: a tournament needs four players in two partnerships"),
+    (BASE + CONFIG + TOURNEY + 'hands = 9\nrules = "nope"\n', 9, "unknown preset 'nope'"),
+    (BASE + CONFIG + TOURNEY + 'hands = 9\nrule = { target = -1 }\n', 9,
+     "tournament: rule target"),
+    (BASE + CONFIG + TOURNEY + 'hands = 9\nchunk_size = "big"\n', 9,
+     "tournament: chunk_size: expected an integer >= 1"),
+    (BASE + 'analyses = ["nil"]\n' + CONFIG + TOURNEY + 'hands = 9\n', 4,
+     'the [tournament] is shown in the strategies section: add "strategies"'),
+    ('name = "x"\nseed = 1\nanalyses = ["nil"]\n' + TOURNEY + 'hands = 9\n', 3,
+     "analyses: nil needs hands or games"),
+    ('name = "x"\nseed = 1\ntournament = 3\n', 3, "write it as a [tournament] table"),
 ])
 def test_errors_name_file_and_line(text, line, fragment):
     with pytest.raises(ExperimentError) as info:
@@ -133,10 +157,30 @@ def test_errors_name_file_and_line(text, line, fragment):
     assert fragment in message, message
 
 
+def test_tournament_table():
+    text = (BASE + CONFIG + '\n[tournament]\nstrategies = ["heuristic", "cautious:aggression=1"]'
+            '\nrules = "tournament"\nrule = { target = 300 }\ngames = 50\nchunk_size = 25\n')
+    exp = parse_experiment(text, "x.toml")
+    spec = exp.tournament
+    assert spec.strategies == ("heuristic", "cautious:aggression=1")
+    assert (spec.rules, spec.rule, spec.unit, spec.n, spec.chunk_size) == \
+        ("tournament", ("target=300",), "games", 50, 25)
+    assert spec.sizes() == {"n_games": 50, "chunk_size": 25}
+    assert exp.analyses == ("bid_accuracy", "nil", "strategies")  # the default gains strategies
+    # a tournament alone: no runs, no configurations; hands default to 100,000-hand chunks
+    alone = parse_experiment('name = "t"\nseed = 2\n' + TOURNEY + "hands = 10\n")
+    assert alone.modes == () and alone.configs == () and alone.analyses == ("strategies",)
+    assert alone.tournament.chunk_size == 100_000 and alone.tournament.rules == "classic"
+    assert parse_experiment(BASE + CONFIG).tournament is None
+
+
 def test_shipped_experiments_parse():
-    for name in ("variants", "nil"):
+    for name in ("variants", "nil", "bidding"):
         exp = load_experiment(ROOT / "experiments" / f"{name}.toml")
         assert exp.name == name and exp.modes == ("hands", "games")
+    bidding = load_experiment(ROOT / "experiments" / "bidding.toml")
+    assert bidding.tournament is not None and "strategies" in bidding.analyses
+    assert "mc" not in bidding.tournament.strategies  # too slow for a shipped report
     variants = load_experiment(ROOT / "experiments" / "variants.toml")
     assert len(variants.configs) == 8 and variants.baseline == "classic"
     assert sorted({c.rules.players for c in variants.configs}) == [2, 3, 4]

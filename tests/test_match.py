@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from spades_sim.analysis.metrics import t_quantile
 from spades_sim.cli import main
 from spades_sim.evaluate import (
     EvaluationError,
     match,
     match_result,
     paired_interval,
-    t_quantile_975,
     tournament_ratings,
 )
 from spades_sim.ratings import bradley_terry
@@ -55,7 +55,7 @@ def test_match_result_games_computed_by_hand():
     assert (result.deals_a, result.deals_b, result.deals_tied) == (3, 0, 0)
     assert result.mean_diff == pytest.approx(145.0)
     sd = math.sqrt(((95 - 145) ** 2 + (190 - 145) ** 2 + (150 - 145) ** 2) / 2)
-    half = 4.3027 * sd / math.sqrt(3)  # t(0.975, 2 df)
+    half = 4.302653 * sd / math.sqrt(3)  # t(0.975, 2 df)
     assert result.ci95 == pytest.approx((145 - half, 145 + half), abs=1e-3)
     data = result.to_dict()
     assert data["games"] == 3 and "hands" not in data and data["seed"] == 7
@@ -87,8 +87,11 @@ def test_match_result_trusts_the_strategy_column():
 
 
 def test_t_quantiles():
-    assert t_quantile_975(1) == 12.7062 and t_quantile_975(10) == pytest.approx(2.2281, abs=1e-4)
-    assert t_quantile_975(10_000) == pytest.approx(1.96, abs=1e-3)
+    # the match intervals use the analyses' t quantile (exact at 95% for 1 to 9 df)
+    assert float(t_quantile(1)) == pytest.approx(12.7062, abs=1e-4)
+    assert float(t_quantile(3)) == pytest.approx(3.1824, abs=1e-4)
+    assert float(t_quantile(10)) == pytest.approx(2.2281, abs=1e-4)
+    assert float(t_quantile(10_000)) == pytest.approx(1.96, abs=1e-3)
     assert paired_interval([5.0, 5.0]) == (5.0, 5.0, 5.0)
 
 

@@ -1,6 +1,7 @@
 """`spades-sim run` and `spades-sim report`: one tiny experiment, run once for the module."""
 
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -11,6 +12,7 @@ import pytest
 
 from spades_sim.analysis import report
 from spades_sim.cli import main
+from spades_sim.runner import RunError
 
 TINY = """\
 name = "tiny"
@@ -43,6 +45,11 @@ rule = { target = 300 }
 [[config]]
 name = "three"
 rules = "cutthroat"
+
+[tournament]
+strategies = ["heuristic", "cautious", "random"]
+games = 4
+chunk_size = 2
 """
 SECTIONS = ("variant_effects", "bid_accuracy", "nil", "games", "strategies")
 
@@ -175,3 +182,49 @@ def test_report_of_a_folder_without_results(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not the results folder of an experiment" in err
+
+
+def test_tournament_in_the_strategies_section(built):
+    folder = built["index"].parent
+    for name in ("strategies-ratings.csv", "strategies-pairwise.csv", "strategies-ratings.png"):
+        assert (folder / name).is_file(), name
+    ratings = pd.read_csv(folder / "strategies-ratings.csv")
+    assert list(ratings["rank"]) == [1, 2, 3]
+    assert set(ratings["strategy"]) == {"heuristic", "cautious", "random"}
+    assert {"rating", "rating_low", "rating_high", "games", "wins", "losses", "ties",
+            "mean_diff"} <= set(ratings.columns)
+    assert (ratings["rating_low"] <= ratings["rating"]).all()
+    assert (ratings["games"] == 2 * 4 * 2).all()  # two opponents, 4 boards of 2 games each
+    pairs = pd.read_csv(folder / "strategies-pairwise.csv")
+    assert len(pairs) == 3 and (pairs["boards"] == 4).all()
+    assert (pairs["mean_diff_low"] <= pairs["mean_diff"]).all()
+    assert (pairs["mean_diff"] <= pairs["mean_diff_high"]).all()
+    rank = dict(zip(ratings["strategy"], ratings["rank"]))
+    assert all(rank[a] < rank[b] for a, b in zip(pairs["strategy"], pairs["opponent"]))
+    text = built["index"].read_text()
+    assert "Elo above" in text or "are not distinguishable in the tournament" in text
+    assert "rates best" in text and "The tournament run" in text
+    assert (built["results"] / "tournament" / "tournament.json").is_file()
+
+
+def test_report_reads_the_tournament_without_playing(built, tmp_path, monkeypatch):
+    from spades_sim import evaluate, runner
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the report played a match")
+
+    monkeypatch.setattr(evaluate, "match", refuse)
+    monkeypatch.setattr(runner, "execute", refuse)
+    index = report.build_report(built["results"], tmp_path)
+    assert (index.parent / "strategies-ratings.csv").read_text() == \
+        (built["index"].parent / "strategies-ratings.csv").read_text()
+
+
+def test_report_refuses_another_tournament(built, tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(built["results"], results)
+    copy = results / "experiment.toml"
+    copy.write_text(copy.read_text().replace("games = 4\nchunk_size = 2",
+                                             "games = 5\nchunk_size = 2"))
+    with pytest.raises(RunError, match="holds another tournament"):
+        report.build_report(results, tmp_path / "reports")

@@ -247,3 +247,22 @@ def plot_game_lengths(table: pd.DataFrame, *, ax=None):
     ax.set_ylabel("mean game length (hands)")
     ax.set_title(title)
     return ax
+
+
+def plot_ratings(table: pd.DataFrame, *, ax=None):
+    """Bradley-Terry ratings (Elo scale) with their 95% intervals, one row per strategy of a
+    ratings table (``evaluate.tournament_ratings``), the best at the top."""
+    ax = _axes(ax)
+    title = "Tournament ratings (95% intervals)"
+    _check(table, ["strategy", "rating"], "plot_ratings")
+    if table.empty:
+        return _empty(ax, title)
+    table = table.sort_values("rating").reset_index(drop=True)
+    positions = np.arange(len(table))
+    ax.errorbar(table["rating"].to_numpy(dtype=float), positions,
+                xerr=_errors(table, "rating"), fmt="o", capsize=3)
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_yticks(positions, table["strategy"].astype(str), fontsize="small")
+    ax.set_xlabel("rating (Elo scale, mean 0)")
+    ax.set_title(title)
+    return ax

@@ -31,7 +31,13 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from markupsafe import Markup  # noqa: E402
 
-from ..experiment import EXPERIMENT_COPY, Experiment, load_results_experiment  # noqa: E402
+from ..experiment import (  # noqa: E402
+    EXPERIMENT_COPY,
+    TOURNAMENT_DIR,
+    Experiment,
+    load_results_experiment,
+    rule_text,
+)
 from ..runner import RunError, load_run, read_meta, run_status  # noqa: E402
 
 FIGURE_DPI = 80
@@ -115,6 +121,24 @@ class Context:
             self._frames[mode] = load_run(self.results / mode, columns=columns)
         return self._frames[mode]
 
+    def tournament(self):
+        """The experiment's tournament read back from its saved summary (None without one);
+        refused when the saved tournament is not the one the experiment file describes."""
+        spec = self.experiment.tournament
+        if spec is None:
+            return None
+        if not hasattr(self, "_tournament"):
+            from ..evaluate import load_tournament
+
+            result = load_tournament(self.results / TOURNAMENT_DIR)
+            saved = (tuple(result.strategies), result.rules, result.unit, result.n, result.seed)
+            wanted = (spec.strategies, spec.rules, spec.unit, spec.n, self.experiment.seed)
+            if saved != wanted:
+                raise RunError(f"{self.results / TOURNAMENT_DIR}: holds another tournament than "
+                               f"the experiment's; run the experiment again")
+            self._tournament = result
+        return self._tournament
+
     def any_frame(self) -> tuple[str, pd.DataFrame]:
         """The hands run's frame when there is one, else the games run's."""
         mode = "hands" if "hands" in self.experiment.modes else "games"
@@ -178,6 +202,8 @@ def format_value(value, column: str = "") -> str:
         return f"{int(value):,}"
     if isinstance(value, (float, np.floating)):
         value = float(value)
+        if column.startswith("rating"):  # Elo-scale ratings: whole points
+            return f"{value:+.0f}"
         if _is_share(column) and -1.0 <= value <= 1.0:
             return f"{100 * value:.1f}%"
         if value.is_integer() and abs(value) >= 1000:
@@ -452,10 +478,78 @@ def _games(ctx: Context, section: Section) -> None:
 
 
 @section("strategies", "Strategies against each other",
-         "Mean score per side and hand for each side's strategies (95% normal interval), and, "
-         "in games, each side's win rate (Wilson interval). Tournament and match results from "
-         "other tools belong here too: add their tables in this section's builder.")
+         "Tournament (when the experiment has a [tournament]): every pair of strategies plays a "
+         "duplicate match on the same deals, each deal twice with the partnerships' cards "
+         "swapped, so card luck cancels. Ratings are Bradley-Terry strengths fitted to the won, "
+         "lost and tied games (hands) of all the matches, on the Elo scale (a 100-point gap: "
+         "the better strategy wins 64% of its games against the other), averaging 0, with 95% "
+         "intervals from the Fisher information; mean diff is the mean score difference per "
+         "board (in games, of the final scores) against the others, and the pairwise table "
+         "gives each match's mean difference with its 95% t interval over boards. Below that, "
+         "for the experiment's own runs: the mean score per side and hand of each side's "
+         "strategies (95% normal interval) and, in games, each side's win rate (Wilson "
+         "interval).")
 def _strategies(ctx: Context, section: Section) -> None:
+    if ctx.experiment.tournament is not None:
+        _tournament(ctx, section)
+    if ctx.experiment.modes:
+        _side_scores(ctx, section)
+
+
+_SCORED = {"games": "final scores, the mean over the board's two games",
+           "hands": "hand scores from zero, the mean over the deal's two plays"}
+
+
+def _tournament(ctx: Context, section: Section) -> None:
+    from ..evaluate import rating_difference
+
+    result = ctx.tournament()
+    unit = result.unit
+    ratings = pd.DataFrame(result.ratings)
+    ratings = ratings[["rank", "strategy", "rating", "low", "high", "games", "wins", "losses",
+                       "ties", "mean_diff"]].rename(
+        columns={"low": "rating_low", "high": "rating_high", "games": unit})
+    ctx.table(section, "ratings", f"Tournament ratings ({result.n:,} boards x 2 {unit} per "
+              f"pair, rules {result.rules})", ratings)
+    ctx.figure(section, "ratings", "Tournament ratings", _plots().plot_ratings, ratings,
+               size=(7.5, max(2.5, 0.45 * len(ratings) + 1.2)))
+    rank = {row["strategy"]: row["rank"] for row in result.ratings}
+    rows = []
+    for m in result.matches:  # each pair once, the better-rated strategy first
+        flip = rank[m.b] < rank[m.a]
+        sign = -1.0 if flip else 1.0
+        low, high = sorted((sign * m.ci95[0], sign * m.ci95[1]))
+        rows.append({"strategy": m.b if flip else m.a, "opponent": m.a if flip else m.b,
+                     "boards": m.n, "mean_diff": sign * m.mean_diff, "mean_diff_low": low,
+                     "mean_diff_high": high, "wins": m.b_wins if flip else m.a_wins,
+                     "losses": m.a_wins if flip else m.b_wins, "ties": m.ties})
+    pairs = pd.DataFrame(rows)
+    pairs = pairs.iloc[np.lexsort((pairs["opponent"].map(rank), pairs["strategy"].map(rank)))]
+    ctx.table(section, "pairwise", "Pairwise matches: mean score difference per board of the "
+              "better-rated strategy", pairs,
+              note=f"wins, losses and ties count {unit} of the strategy against the opponent; "
+                   f"mean diff is in points per board ({_SCORED[unit]}).")
+    ranked = [row["strategy"] for row in result.ratings]
+    for better, worse in zip(ranked, ranked[1:]):
+        diff, low, high = rating_difference(result.strategies, result.matches, better, worse)
+        if low <= 0:
+            section.findings.append(Markup(
+                "{} and {} are not distinguishable in the tournament: {} is rated {:.0f} Elo "
+                "above (95% CI {:+.0f} to {:+.0f}).").format(
+                code(better), code(worse), code(better), diff, low, high))
+            continue
+        section.findings.append(Markup(
+            "{} is rated {:.0f} Elo above {} (95% CI {:.0f} to {:.0f}), over {:,} {} per "
+            "pair.").format(code(better), diff, code(worse), low, high, 2 * result.n, unit))
+    top = result.ratings[0]
+    section.findings.append(Markup(
+        "{} rates best ({:+.0f} Elo, 95% CI {:+.0f} to {:+.0f}): it wins {:,} of its {:,} {} "
+        "and scores {:+.1f} points per board more than its opponents on average.").format(
+        code(top["strategy"]), top["rating"], top["low"], top["high"], top["wins"],
+        top["games"], unit, top["mean_diff"]))
+
+
+def _side_scores(ctx: Context, section: Section) -> None:
     from .metrics import mean_interval, wilson_interval
 
     mode, frame = ctx.any_frame()
@@ -497,17 +591,11 @@ def setup_rows(experiment: Experiment) -> list[dict]:
             seats = f"{specs[0]} (every seat)"
         else:
             seats = "; ".join(f"seat {seat}: {spec}" for seat, spec in enumerate(specs))
-        overrides = ", ".join(f"{k}={_rule_text(v)}" for k, v in source.overrides.items())
+        overrides = ", ".join(f"{k}={rule_text(v)}" for k, v in source.overrides.items())
         rows.append({"name": config.name, "players": config.rules.players,
                      "rules": source.preset, "overrides": overrides or "–",
                      "strategies": seats})
     return rows
-
-
-def _rule_text(value) -> str:
-    if value is None:
-        return "null"
-    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def run_metadata(ctx: Context) -> list[dict]:
@@ -533,6 +621,27 @@ def run_metadata(ctx: Context) -> list[dict]:
                  f"(re-run spades-sim run to finish)"),
             ],
         })
+    spec = ctx.experiment.tournament
+    if spec is not None:
+        result = ctx.tournament()
+        folders = [Path(m.out) for m in result.matches if m.out]
+        meta = read_meta(ctx.results / TOURNAMENT_DIR / folders[0].name) if folders else {}
+        done = all(run_status(ctx.results / TOURNAMENT_DIR / f.name)["complete"]
+                   for f in folders)
+        runs.append({
+            "mode": "tournament", "dir": f"{TOURNAMENT_DIR}/",
+            "items": [
+                ("units", f"{spec.n:,} boards x 2 {spec.unit} in each of {len(result.matches)} "
+                          f"matches ({len(spec.strategies)} strategies)"),
+                ("rules", spec.rules + "".join(f", {text}" for text in spec.rule)),
+                ("seed", str(ctx.experiment.seed)),
+                ("chunk size", f"{spec.chunk_size:,}"),
+                ("engine hash", meta.get("identity", {}).get("engine", "unknown")),
+                ("commit", meta.get("commit") or "unknown"),
+                ("created", meta.get("created", "")),
+                ("complete", "yes" if done else "no (re-run spades-sim run to finish)"),
+            ],
+        })
     return runs
 
 
@@ -553,6 +662,10 @@ def build_report(results_dir, reports_root="reports") -> Path:
         if not (results / mode / "meta.json").exists():
             raise RunError(f"{results / mode}: no run here; run the experiment first "
                            f"(spades-sim run {experiment.name}.toml)")
+    if experiment.tournament is not None and \
+            not (results / TOURNAMENT_DIR / "tournament.json").exists():
+        raise RunError(f"{results / TOURNAMENT_DIR}: no finished tournament here; run the "
+                       f"experiment first (spades-sim run {experiment.name}.toml)")
     final = Path(reports_root) / experiment.name
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.parent / f".{experiment.name}.tmp-{os.getpid()}"
@@ -587,8 +700,15 @@ def _sizes(experiment: Experiment) -> list[tuple[str, str]]:
     if experiment.games:
         sizes.append(("games", f"{experiment.games:,} whole games per configuration, chunks "
                                f"of {experiment.games_chunk_size:,}"))
-    sizes.append(("duplicate", "yes: every deal also played with the partnerships' seats "
-                               "swapped" if experiment.duplicate else "no"))
+    if experiment.modes:
+        sizes.append(("duplicate", "yes: every deal also played with the partnerships' seats "
+                                   "swapped" if experiment.duplicate else "no"))
+    spec = experiment.tournament
+    if spec is not None:
+        rules = spec.rules + "".join(f", {text}" for text in spec.rule)
+        sizes.append(("tournament", f"round robin of {', '.join(spec.strategies)} under "
+                                    f"{rules}: {spec.n:,} duplicate boards ({2 * spec.n:,} "
+                                    f"{spec.unit}) per pair"))
     return sizes
 
 
