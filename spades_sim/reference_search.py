@@ -30,7 +30,7 @@ def search_key(play_key: int) -> int:
 
 def suit_index(card: int) -> int:
     """0..3 for clubs, diamonds, hearts and the trumps (jokers included)."""
-    return (card >= 13) + (card >= 26) + (card >= 39)
+    return int(card >= 13) + int(card >= 26) + int(card >= 39)
 
 
 def playout(rules: Rules, heuristic: Strategy, bids, blind, hands: list[int], leader: int,

@@ -60,8 +60,9 @@ _ARRAY = types.int64[::1]
 
 @njit(cache=True, inline="always")
 def suit_index_nb(card):
-    """0..3 for clubs, diamonds, hearts and the trumps (jokers included)."""
-    return (card >= 13) + (card >= 26) + (card >= 39)
+    """0..3 for clubs, diamonds, hearts and the trumps (jokers included). (``int`` of each
+    comparison: without the JIT a NumPy card gives NumPy bools, whose ``+`` is a logical or.)"""
+    return int(card >= 13) + int(card >= 26) + int(card >= 39)
 
 
 @njit(_I64(_RULES, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _FACTS, _I64, _I64),

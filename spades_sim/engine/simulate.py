@@ -47,7 +47,7 @@ from .layout import (
 )
 from .rng import bounded_nb, seed_nb
 from .scoring import score_side_nb
-from .search import mc_card_nb
+from .search import mc_card_nb, suit_index_nb
 from .strategy_kernels import (
     choose_card_nb,
     choose_pass_nb,
@@ -272,7 +272,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 led_suit = 0
                 if search:
                     played_by[leader] |= bit
-                    led_suit = (card >= 13) + (card >= 26) + (card >= 39)
+                    led_suit = suit_index_nb(card)
                 # A spade led from an all-spade hand breaks spades (broken_by_forced_lead).
                 spades_broken |= ((card >= 39) & ((hand & ~TRUMP_MASK) == 0)
                                   & (rules[R_BROKEN_BY_FORCED_LEAD] != 0))

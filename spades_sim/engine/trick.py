@@ -53,7 +53,7 @@ def suit_mask_of_card_nb(card):
     Compares instead of ``card // 13``: this is on the critical path from a lead to the
     followers' legal masks.
     """
-    suit = (card >= 13) + (card >= 26)
+    suit = int(card >= 13) + int(card >= 26)  # (ints: NumPy bools would add as a logical or)
     return TRUMP_MASK if card >= 39 else 0x1FFF << (13 * suit)
 
 
