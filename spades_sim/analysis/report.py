@@ -42,6 +42,7 @@ from ..runner import RunError, load_run, read_meta, run_status  # noqa: E402
 
 FIGURE_DPI = 80
 FIGURE_SIZE = (7.5, 4.2)
+FACET_OVER = 3  # figures with more groups than this are drawn one panel per group
 LONG_TABLE = 30  # tables with more rows are folded (<details>) in the page
 # Columns no section reads: left on disk (a 400,000-hand run of 8 configurations is 12 M rows).
 UNUSED_COLUMNS = ("chunk", "dealer", "bumped", "hcp", "voids", "singletons", "longest")
@@ -166,15 +167,32 @@ class Context:
         return table
 
     def figure(self, section: Section, slug: str, title: str, plot, table: pd.DataFrame,
-               size=FIGURE_SIZE) -> None:
+               size=FIGURE_SIZE, facet: str | None = None) -> None:
         """Draw ``plot(table, ax=ax)`` into ``<section>-<slug>.png``; skipped for an empty
-        table."""
+        table. ``facet``: one panel per value of that column (three to a row, shared axes),
+        each titled with its value, when it has more than :data:`FACET_OVER` values."""
         if table is None or len(table) == 0:
             return
         name = f"{section.name}-{slug}.png"
-        fig, ax = plt.subplots(figsize=size)
+        values = list(dict.fromkeys(self.ordered(table)[facet].astype(str))) if facet else []
+        if len(values) <= FACET_OVER:
+            values = []
+        columns = min(3, len(values)) or 1
+        rows = -(-len(values) // columns) or 1
+        if values:
+            size = (size[0] * 1.4, 3.0 * rows + 0.4)
+        fig, axes = plt.subplots(rows, columns, figsize=size, squeeze=False, sharex=True,
+                                 sharey=True)
         try:
-            plot(table, ax=ax)
+            if values:
+                for ax, value in zip(axes.flat, values):
+                    plot(table[table[facet].astype(str) == value], ax=ax)
+                    ax.set_title(value, fontsize="medium")
+                for ax in list(axes.flat)[len(values):]:
+                    ax.set_visible(False)
+                fig.suptitle(title)
+            else:
+                plot(table, ax=axes[0, 0])
             fig.tight_layout()
             fig.savefig(self.out / name, dpi=FIGURE_DPI, metadata={"Software": None})
         finally:
@@ -385,7 +403,7 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
     for feature in ("spades", "high_cards"):
         calibration = bid_calibration(frame, feature=feature)
         ctx.figure(section, f"calibration-{feature}", f"Mean bid and tricks by {feature}",
-                   plots.plot_calibration, calibration)
+                   plots.plot_calibration, calibration, facet="config")
         ctx.table(section, f"calibration-{feature}",
                   f"Calibration: mean bid and mean tricks by {feature}", calibration)
     if len(accuracy) and "set_rate" in accuracy:
