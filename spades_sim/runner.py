@@ -401,7 +401,9 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
     done_units = total_units - sum(spec.chunk_range(c)[1] for c in pending)
     warmup = time.perf_counter()
     if backend == "loky" and jobs > 1 and len(pending) > 1:
-        _warm_in_subprocess(spec.games_mode)
+        search = any(strategy.kind.name == "mc" for config in spec.configs
+                     for strategy in config.strategies)
+        _warm_in_subprocess(spec.games_mode, search)
     warmup = time.perf_counter() - warmup
     progress = Progress(total_units, spec.unit_name, done_units, quiet)
     started = time.perf_counter()
@@ -418,23 +420,27 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
             "warmup_seconds": warmup}
 
 
-def warm_kernels(games: bool = False) -> None:
-    """Compile the entry kernel of hands (or of ``games``), or load it from numba's disk cache,
-    with a tiny run."""
+def warm_kernels(games: bool = False, search: bool = False) -> None:
+    """Compile the entry kernel of hands (or of ``games``), and with ``search`` the one that
+    plays ``mc`` seats too, or load them from numba's disk cache, with a tiny run."""
     from .rules import preset
 
     rules = preset("classic", max_hands=1)
     units = {"n_games": 1} if games else {"n_hands": 1}
-    play_chunk(RunSpec((make_config("warm", rules, ["random"]),), 0, chunk_size=1, **units), 0)
+    configs = [make_config("warm", rules, ["random"])]
+    if search:
+        configs.append(make_config("warm-search", rules, ["mc:samples=1"]))
+    play_chunk(RunSpec(tuple(configs), 0, chunk_size=1, **units), 0)
 
 
-def _warm_in_subprocess(games: bool) -> None:
+def _warm_in_subprocess(games: bool, search: bool = False) -> None:
     """Fill numba's disk cache from a short-lived process before the workers start: compiling
     takes several hundred MiB per process, which workers compiling at once would all hold (a
     10-million-hand run with two workers stays under 1 GiB only this way), and the workers then
     merely load the compiled kernels."""
     subprocess.run([sys.executable, "-c", "from spades_sim.runner import warm_kernels; "
-                    f"warm_kernels(games={bool(games)})"], check=False, timeout=1800)
+                    f"warm_kernels(games={bool(games)}, search={bool(search)})"], check=False,
+                   timeout=1800)
 
 
 def _run_chunks(spec, out, pending, jobs, backend, scheduler, progress) -> None:
