@@ -80,8 +80,8 @@ def deficit_nb(rules, seat, scores):
 
 
 @njit(cache=True, inline="always")
-def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, dealer, hands,
-                 scores, bags, state):
+def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, score_aware,
+                 dealer, hands, scores, bags, state):
     """One round of bidding from the dealer's left; returns ``(bids, blind, bumped, state)``.
 
     ``bids`` packed 8 bits per seat (final bids, after any bump); ``blind`` and ``bumped`` a bit
@@ -89,7 +89,8 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, d
     ``rates`` is ``(blind_nil, blind_bid, bump)`` packed thresholds
     (``strategy_kernels.random_rates_nb``); ``blind_floor`` the smallest deficit at which any
     heuristic seat would bid blind (``heuristic_blind_floor_nb``), so that the common case skips
-    its parameter lookup. Play-stream draws, in
+    its parameter lookup; ``score_aware`` whether any seat adjusts its bid for the score
+    (``score_aware_nb``). Play-stream draws, in
     order: each bidder's blind choice (only when a blind option is allowed), then its bid (only
     when it looked), then each bump choice in bidding order (``bid_bump``).
     """
@@ -136,7 +137,7 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, d
             if constrained:
                 legal = legal_bids_nb(rules, seat, position, bids, blind, nil_on)
             bid, state = choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal,
-                                       scores, bags, state)
+                                       scores, bags, score_aware, state)
             if bid < 0 or bid > hand_size or ((legal >> bid) & 1) == 0:
                 raise ValueError("a strategy made a bid the rules do not allow")
         bids = (bids & ~(0xFF << (8 * seat))) | (bid << (8 * seat))

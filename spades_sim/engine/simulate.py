@@ -56,6 +56,7 @@ from .strategy_kernels import (
     play_bits_nb,
     random_bid_ranges_nb,
     random_rates_nb,
+    score_aware_nb,
 )
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 
@@ -127,6 +128,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     )
     keep_rates = random_rates_nb(kinds, params, P_KEEP_RATE)
     blind_floor = heuristic_blind_floor_nb(kinds, params)
+    score_aware = score_aware_nb(kinds, params)
     play_packed = play_bits_nb(kinds, params)
     search_key = play_key ^ _SEARCH_KEY_XOR
     played_by = np.zeros(4, dtype=np.int64)  # each seat's cards played this hand (for mc)
@@ -179,7 +181,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
 
             # -- bidding: blind choices, bids, bumps (bidding.py) ----------------------------
             bids, blind, bumped, play_state = bid_round_nb(
-                rules, kinds_packed, params, random_bids, rates, blind_floor, dealer,
+                rules, kinds_packed, params, random_bids, rates, blind_floor, score_aware, dealer,
                 (hand0, hand1, hand2, hand3), (scores[0], scores[1], scores[2], scores[3]),
                 (bags[0], bags[1], bags[2], bags[3]), play_state,
             )

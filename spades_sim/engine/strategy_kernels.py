@@ -237,6 +237,17 @@ def play_bits_nb(kinds, params):
 
 
 @njit(cache=True, inline="always")
+def score_aware_nb(kinds, params):
+    """Whether some heuristic (or mc) seat adjusts its bids for the score (``bag_guard`` or
+    ``endgame_points`` above 0); when none does, the bids skip ``score_adjustment_nb``."""
+    aware = False
+    for seat in range(4):
+        if kinds[seat] != STRATEGY_RANDOM:
+            aware |= params[seat][P_BAG_GUARD] > 0 or params[seat][P_ENDGAME_POINTS] > 0
+    return aware
+
+
+@njit(cache=True, inline="always")
 def rate_of_nb(packed, seat):
     """The seat's threshold out of ``RATE_ONE`` from ``random_rates_nb``."""
     return (packed >> (16 * seat)) & 0xFFFF
@@ -288,7 +299,7 @@ def heuristic_blind_nb(seat_params, deficit, blind_nil_ok, blind_bids):
 
 @njit(cache=True, inline="always")
 def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, scores, bags,
-                  state):
+                  score_aware, state):
     """``(bid, state)``: the bid of ``seat`` (0..hand_size; 0 is nil where nil is on).
 
     ``legal`` is the bitmask of the bids the rules allow here (``bidding.legal_bids_nb``);
@@ -301,7 +312,8 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, sc
     ``nil_max_spades`` trumps, at most ``nil_max_high`` side aces and kings, no trump ace, its
     partner not a nil bidder and (if it has bid) bidding at least ``nil_partner_min``; else
     ``round(estimate + aggression + score_adjustment)`` within 1..hand_size (see
-    ``score_adjustment_nb``; ``scores`` and ``bags`` are per-side 4-tuples); when that bid is not
+    ``score_adjustment_nb``, skipped unless ``score_aware``; ``scores`` and ``bags`` are per-side
+    4-tuples); when that bid is not
     allowed, the nearest allowed one (above first), and nil only as a last resort.
     """
     hand_size = rules[R_HAND_SIZE]
@@ -331,7 +343,9 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, sc
     ):
         bid = 0
     else:
-        adjustment = score_adjustment_nb(rules, seat_params, seat, scores, bags)
+        adjustment = 0.0
+        if score_aware:
+            adjustment = score_adjustment_nb(rules, seat_params, seat, scores, bags)
         bid = int(estimate + seat_params[P_AGGRESSION] + adjustment + 0.5)
         if bid < 1:
             bid = 1
