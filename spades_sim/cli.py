@@ -311,7 +311,7 @@ def cmd_rules(args):
 
 
 def cmd_strategies(args):
-    from .strategies import KINDS, PRESETS, _format
+    from .strategies import KINDS, PRESETS, format_number
 
     shown = set()
     for kind in KINDS.values():
@@ -322,11 +322,11 @@ def cmd_strategies(args):
                   f"with the same defaults; and:)")
         for param in kind.params:
             if param.name not in shown:
-                print(f"    {param.name} = {_format(param.default)}    {param.doc}")
+                print(f"    {param.name} = {format_number(param.default)}    {param.doc}")
         shown.update(p.name for p in kind.params)
     print("presets (NAME or NAME:param=value,... like a kind):")
     for preset in PRESETS.values():
-        changes = ", ".join(f"{k}={_format(v)}" for k, v in preset.params.items())
+        changes = ", ".join(f"{k}={format_number(v)}" for k, v in preset.params.items())
         print(f"{preset.name}: {preset.kind} with {changes}\n    {preset.doc}")
     return 0
 

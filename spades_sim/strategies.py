@@ -229,7 +229,7 @@ class Strategy:
         """Canonical text: the name, then the parameters that differ from its defaults."""
         defaults = self.defaults()
         changed = [
-            f"{p.name}={_format(self.params[p.name])}"
+            f"{p.name}={format_number(self.params[p.name])}"
             for p in self.kind.params
             if self.params[p.name] != defaults[p.name]
         ]
@@ -239,7 +239,8 @@ class Strategy:
         return self.spec()
 
 
-def _format(value: float) -> str:
+def format_number(value: float) -> str:
+    """A parameter value as text: ``3`` for an integer value, else its repr (``0.35``)."""
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
@@ -259,7 +260,7 @@ def make_strategy(name: str, **params) -> Strategy:
         if not np.isfinite(number) or not param.low <= number <= param.high:
             raise StrategyError(
                 f"strategy {name}: parameter {key}={value} is out of range "
-                f"{_format(param.low)}..{_format(param.high)}"
+                f"{format_number(param.low)}..{format_number(param.high)}"
             )
         if param.integer and not number.is_integer():
             raise StrategyError(f"strategy {name}: parameter {key}={value} is not an integer")
@@ -311,8 +312,8 @@ def kernel_arrays(strategies, rules) -> tuple[np.ndarray, np.ndarray]:
     for seat, strategy in enumerate(strategies):
         if strategy.kind.name == "random" and strategy.params["bid_max"] > rules.hand_size:
             raise StrategyError(
-                f"strategy random: bid_max={_format(strategy.params['bid_max'])} is above the "
-                f"hand size {rules.hand_size}"
+                f"strategy random: bid_max={format_number(strategy.params['bid_max'])} is above "
+                f"the hand size {rules.hand_size}"
             )
         kinds[seat] = strategy.kind.kind
         params[seat] = strategy.vector()
