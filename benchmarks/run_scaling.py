@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/run_scaling.py [--hands 4000000] [--memory-hands 10000000]
 
 1. Throughput. A ``--hands`` run (default 4 M, classic rules, heuristic players, chunks of 100,000
-   hands) is played with ``jobs=1`` and then ``jobs=2`` through ``spades_sim.runner.execute``:
+   hands) is played with ``jobs=1`` and then ``jobs=2`` through ``spades_sim.run.execute``:
    every hand is simulated, turned into the tidy frame and written to a zstd Parquet chunk file,
    exactly what ``spades-sim simulate --out`` does. Start-up is excluded: before the timed runs a
    warm-up run (same configuration, small chunks) loads the kernels in this process (``jobs=1``
@@ -50,15 +50,15 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from spades_sim.bench import _commit as bench_commit
+from spades_sim.core.version import commit as bench_commit
 
 HISTORY = Path(__file__).resolve().parent / "history.jsonl"
 MIB = 1 << 20
 
 
 def _spec(n_hands: int, chunk_size: int, seed: int, strategy: str):
-    from spades_sim.rules import preset
-    from spades_sim.runner import RunSpec, make_config
+    from spades_sim.core.rules import preset
+    from spades_sim.run import RunSpec, make_config
 
     config = make_config("classic", preset("classic"), [strategy])
     return RunSpec((config,), seed, n_hands=n_hands, chunk_size=chunk_size)
@@ -66,7 +66,7 @@ def _spec(n_hands: int, chunk_size: int, seed: int, strategy: str):
 
 def measure_throughput(jobs: int, n_hands: int, chunk_size: int, seed: int, strategy: str,
                        repeats: int, workdir: Path) -> dict:
-    from spades_sim.runner import execute
+    from spades_sim.run import execute
 
     warm = _spec(max(8 * 2000, 2000 * 4 * jobs), 2000, seed + 1, strategy)
     started = time.perf_counter()
@@ -239,7 +239,7 @@ def main(argv=None) -> int:
         "speedup_best": two["rate_best"] / one["rate_best"] if one else None,
         "memory": memory,
         "engine_cache": engine_before, "engine_changed": _engine_cache() != engine_before,
-        "commit": bench_commit(),
+        "commit": bench_commit(short=True),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()} {os.cpu_count()} cpus",
     }

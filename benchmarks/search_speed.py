@@ -16,10 +16,10 @@ import argparse
 import json
 import time
 
-from spades_sim.api import simulate_hands
-from spades_sim.reference_search import candidates
-from spades_sim.rules import preset
-from spades_sim.strategies import seat_strategies
+from spades_sim.core.rules import preset
+from spades_sim.core.strategies import seat_strategies
+from spades_sim.reference.search import candidates
+from spades_sim.run import simulate_hands
 
 
 def searched_decisions(run, rules, mc_seats) -> tuple[int, int]:

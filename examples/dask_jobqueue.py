@@ -25,8 +25,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from spades_sim.rules import preset
-from spades_sim.runner import RunSpec, execute, make_config, run_status
+from spades_sim.core.rules import preset
+from spades_sim.run import RunSpec, execute, make_config, run_status
 
 REPO = Path(__file__).resolve().parent.parent
 # This script is named after the package it uses; run as a script, its own directory comes first

@@ -1,4 +1,8 @@
-"""spades_sim: Monte Carlo simulation and analytics for Spades."""
+"""spades_sim: Monte Carlo simulation and analytics for Spades.
+
+The two entry points most work starts from: :func:`simulate` (a run straight to a pandas
+DataFrame) and :func:`load_run` (a run folder written by ``spades-sim ... --out DIR``).
+"""
 
 __version__ = "0.1.0"
 
@@ -6,7 +10,7 @@ __version__ = "0.1.0"
 def __getattr__(name):
     # The run API, imported on first use so that `import spades_sim` stays light.
     if name in ("load_run", "simulate"):
-        from . import runner
+        from . import run
 
-        return getattr(runner, name)
+        return getattr(run, name)
     raise AttributeError(f"module 'spades_sim' has no attribute {name!r}")

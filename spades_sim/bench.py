@@ -16,25 +16,25 @@ from __future__ import annotations
 import json
 import os
 import platform
-import subprocess
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
-from . import records
-from .api import _kernel_strategies, stream_keys
-from .rules import Rules
-from .strategies import Strategy
+from .core import schema
+from .core.rules import Rules
+from .core.seeding import stream_keys
+from .core.strategies import Strategy
+from .core.version import commit
+from .engine.calls import hands_kernel, kernel_strategies
+from .engine.scoring import score_hand_nb
 
 CHUNK = 1 << 19
 HISTORY = Path(__file__).resolve().parent.parent / "benchmarks" / "history.jsonl"
 
 
 def _check_chunk(rules: Rules, out) -> None:
-    from .engine.scoring import score_hand_nb
-
     players, n_sides = rules.players, rules.n_sides
     tricks = out.tricks[:, :players].astype(np.int64).sum(axis=1)
     if not np.all(tricks == rules.hand_size):
@@ -51,20 +51,18 @@ def _check_chunk(rules: Rules, out) -> None:
 
 
 def _worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> dict:
-    from .api import hands_kernel
-
-    kinds, params = _kernel_strategies(strategies, rules)
+    kinds, params = kernel_strategies(strategies, rules)
     simulate_hands_nb = hands_kernel(kinds)
     deal_key, play_key = stream_keys(seed)
     rules_tuple = rules.kernel_tuple()
-    no_games = records.allocate_games(0)
+    no_games = schema.allocate_games(0)
     started = time.perf_counter()
-    warm = records.allocate_hands(4096, False)
+    warm = schema.allocate_hands(4096, False)
     simulate_hands_nb(rules_tuple, kinds, params, deal_key, play_key, first, warm, no_games, False)
     compile_seconds = time.perf_counter() - started
     _check_chunk(rules, warm)
     chunk = min(CHUNK, max(n_hands, 1))
-    out = records.allocate_hands(chunk, False)
+    out = schema.allocate_hands(chunk, False)
     for array in out:
         array.fill(0)  # touch the pages before timing
     checksum = 0
@@ -73,7 +71,7 @@ def _worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> di
     seconds = 0.0
     while done < n_hands:
         count = min(chunk, n_hands - done)
-        view = records.take(out, count)
+        view = schema.take(out, count)
         started = time.perf_counter()
         simulate_hands_nb(rules_tuple, kinds, params, deal_key, play_key, first + done, view,
                           no_games, False)
@@ -84,14 +82,6 @@ def _worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> di
         done += count
     return {"hands": n_hands, "seconds": seconds, "compile_seconds": compile_seconds,
             "checksum": checksum, "best": max(rates), "median": float(np.median(rates))}
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, cwd=Path(__file__).parent, timeout=5).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
 
 
 def run_bench(rules: Rules, strategies: list[Strategy], n_hands: int, jobs: int,
@@ -120,7 +110,7 @@ def run_bench(rules: Rules, strategies: list[Strategy], n_hands: int, jobs: int,
         "hands_per_second_total": n_hands / wall if wall > 0 else 0.0,
         "compile_seconds": max(r["compile_seconds"] for r in results),
         "checksum": sum(r["checksum"] for r in results),
-        "commit": _commit(),
+        "commit": commit(short=True),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()} {os.cpu_count()} cpus",
     }

@@ -13,16 +13,19 @@ import sys
 
 from . import __version__
 
+# The core is imported here; every command imports the rest of what it needs in its own function,
+# so that `spades-sim rules` or `--help` answer at once, without loading numba, pandas or pyarrow.
+from .core.errors import SpadesError, UsageError
+from .core.rules import FIELD_DOCS, FIELD_NAMES, PRESET_DOCS, PRESETS, build_rules
+from .core.strategies import KINDS, format_number, seat_strategies
+from .core.strategies import PRESETS as STRATEGY_PRESETS
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage dump) and exit status 2."""
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-class UserError(Exception):
-    """A problem with the user's input; printed as one line."""
 
 
 def _positive_int(text: str) -> int:
@@ -64,9 +67,6 @@ def _add_strategy(parser):
 
 
 def _build(args):
-    from .rules import build_rules
-    from .strategies import seat_strategies
-
     preset_name = args.rules[0] if isinstance(args.rules, list) else args.rules
     rules = build_rules(preset_name or "classic", args.rule)
     strategies = seat_strategies(args.strategy or ["heuristic"], rules.players)
@@ -81,8 +81,8 @@ def _add_run_options(parser, evaluation=False):
                        "(re-running the same command resumes it)"
                        + ("; default under results/" if evaluation else ""))
     group.add_argument("--chunk-size", type=_positive_int, default=None,
-                       help="hands (or games) per chunk; results depend on the seed and this "
-                            "(default 100000 hands or 1000 games)")
+                       help="hands (or games) per chunk, one file each; the results do not "
+                            "depend on it (default 100000 hands or 1000 games)")
     if not evaluation:
         group.add_argument("--config", action="append", metavar="NAME=SPEC",
                            help="a named configuration, NAME=rules=PRESET;rule=FIELD=VALUE;"
@@ -102,14 +102,12 @@ def _add_run_options(parser, evaluation=False):
 
 
 def _run_to_disk(args, n_hands=None, n_games=None):
-    from .rules import build_rules
-    from .runner import RunSpec, execute, make_config, parse_config, parse_shard
-    from .strategies import seat_strategies
+    from .run import RunSpec, execute, make_config, parse_config, parse_shard
 
     if args.log:
-        raise UserError("--log and --out do not go together; use one or the other")
+        raise UsageError("--log and --out do not go together; use one or the other")
     if args.config and (args.rules or args.rule or args.strategy):
-        raise UserError("--config does not go with --rules, --rule or --strategy")
+        raise UsageError("--config does not go with --rules, --rule or --strategy")
     configs = [parse_config(text) for text in args.config or []]
     for name in [] if configs else args.rules or ["classic"]:
         rules = build_rules(name, args.rule)
@@ -135,9 +133,9 @@ def _run_to_disk(args, n_hands=None, n_games=None):
 def _play_in_memory(args, play, size):
     """Play without --out (one configuration), writing the hand log when asked."""
     if args.config:
-        raise UserError("--config needs --out (a run on disk)")
+        raise UsageError("--config needs --out (a run on disk)")
     if args.rules and len(args.rules) > 1:
-        raise UserError("several --rules need --out (a run on disk)")
+        raise UsageError("several --rules need --out (a run on disk)")
     rules, strategies = _build(args)
     run = play(rules, strategies, size, args.seed, jobs=args.jobs, record_plays=bool(args.log))
     if args.log:
@@ -149,12 +147,12 @@ def _play_in_memory(args, play, size):
 
 def cmd_simulate(args):
     from .analysis.summary import format_table, side_summary
-    from .api import simulate_hands
+    from .run import simulate_hands
 
     if args.out:
         return _run_to_disk(args, n_hands=args.hands)
     rules, strategies, run = _play_in_memory(args, simulate_hands, args.hands)
-    table = side_summary(run)
+    table = side_summary(run.frame(), rules)
     if args.json:
         print(table.reset_index().to_json(orient="records"))
         return 0
@@ -168,12 +166,13 @@ def cmd_simulate(args):
 
 def cmd_games(args):
     from .analysis.summary import format_table, game_summary, side_summary
-    from .api import play_games
+    from .run import play_games
 
     if args.out:
         return _run_to_disk(args, n_games=args.games)
     rules, strategies, run = _play_in_memory(args, play_games, args.games)
-    games = game_summary(run)
+    frame = run.frame()
+    games = game_summary(frame, rules)
     if args.json:
         print(json.dumps({"games": games.reset_index().to_dict(orient="records"),
                           "ties": games.attrs["ties"], "mean_hands": games.attrs["mean_hands"]}))
@@ -184,7 +183,7 @@ def cmd_games(args):
     print(f"ties/draws: {games.attrs['ties']}; mean hands per game: "
           f"{games.attrs['mean_hands']:.2f}")
     print()
-    print(format_table(side_summary(run)))
+    print(format_table(side_summary(frame, rules)))
     if args.log:
         print(f"hand log: {args.log}")
     return 0
@@ -209,7 +208,7 @@ def cmd_report(args):
 
 
 def _report(results_dir, reports_root):
-    from .analysis.report import build_report
+    from .report import build_report
 
     index = build_report(results_dir, reports_root)
     print(index)
@@ -217,7 +216,7 @@ def _report(results_dir, reports_root):
 
 
 def cmd_status(args):
-    from .runner import run_status
+    from .run import run_status
 
     status = run_status(args.dir)
     if args.json:
@@ -289,17 +288,15 @@ def cmd_tournament(args):
 
 
 def cmd_rules(args):
-    from .rules import FIELD_DOCS, FIELD_NAMES, PRESET_SOURCES, PRESETS, build_rules
-
     if args.preset is None:
         width = max(map(len, PRESETS))
         for name in PRESETS:
             changed = ", ".join(f"{k}={v}" for k, v in PRESETS[name].items()) or "(the base)"
-            print(f"{name:<{width}}  {PRESET_SOURCES[name]}: {changed}")
+            print(f"{name:<{width}}  {PRESET_DOCS[name]}: {changed}")
         return 0
     rules = build_rules(args.preset, args.rule)
     width = max(map(len, FIELD_NAMES))
-    print(f"preset {args.preset} ({PRESET_SOURCES[args.preset]})")
+    print(f"preset {args.preset} ({PRESET_DOCS[args.preset]})")
     for field in FIELD_NAMES:
         value = getattr(rules, field)
         if value is None:
@@ -311,8 +308,6 @@ def cmd_rules(args):
 
 
 def cmd_strategies(args):
-    from .strategies import KINDS, PRESETS, format_number
-
     shown = set()
     for kind in KINDS.values():
         print(f"{kind.name}: {kind.doc}")
@@ -325,7 +320,7 @@ def cmd_strategies(args):
                 print(f"    {param.name} = {format_number(param.default)}    {param.doc}")
         shown.update(p.name for p in kind.params)
     print("presets (NAME or NAME:param=value,... like a kind):")
-    for preset in PRESETS.values():
+    for preset in STRATEGY_PRESETS.values():
         changes = ", ".join(f"{k}={format_number(v)}" for k, v in preset.params.items())
         print(f"{preset.name}: {preset.kind} with {changes}\n    {preset.doc}")
     return 0
@@ -425,18 +420,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from .evaluate import EvaluationError
-    from .experiment import ExperimentError
-    from .rules import RulesError
-    from .runner import RunError
-    from .strategies import StrategyError
-
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (RulesError, StrategyError, UserError, RunError, EvaluationError,
-            ExperimentError) as error:
+    except SpadesError as error:
         print(f"spades-sim {args.command}: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:

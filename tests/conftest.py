@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from spades_sim.core.rules import preset
 from spades_sim.engine.scoring import score_hand_nb
-from spades_sim.rules import preset
 
 
 def engine_score(rules, bids, blind, tricks, bags_before):

@@ -8,14 +8,14 @@ import pandas as pd
 import pytest
 
 from spades_sim.analysis import bids, effects, nil
-from spades_sim.analysis.frames import TIDY_COLUMNS
 from spades_sim.analysis.metrics import (
     interval_from_moments,
     t_quantile,
     wilson_interval,
 )
-from spades_sim.rules import preset
-from spades_sim.runner import make_config, simulate
+from spades_sim.core.rules import preset
+from spades_sim.core.schema import TIDY_COLUMNS
+from spades_sim.run import make_config, simulate
 
 MIXED = ["heuristic", "random", "heuristic:aggression=1", "random:bid_max=6"]
 Z = 1.959963984540054

@@ -12,11 +12,11 @@ from conftest import engine_score
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spades_sim.api import play_games, simulate_hands
-from spades_sim.cards import SUIT_MASKS, cards_of
+from spades_sim.core.cards import SUIT_MASKS, cards_of
+from spades_sim.core.rules import PRESETS, preset
+from spades_sim.core.strategies import seat_strategies
 from spades_sim.engine.bits import TRUMP_MASK
-from spades_sim.rules import PRESETS, preset
-from spades_sim.strategies import seat_strategies
+from spades_sim.run import play_games, simulate_hands
 
 PLAYABLE = list(PRESETS)
 STRATEGY_SETS = [
@@ -205,9 +205,9 @@ def test_one_signature_per_entry_kernel():
 def test_jit_matches_no_jit():
     script = (
         "import hashlib\n"
-        "from spades_sim.rules import preset\n"
-        "from spades_sim.strategies import seat_strategies\n"
-        "from spades_sim.api import simulate_hands, play_games\n"
+        "from spades_sim.core.rules import preset\n"
+        "from spades_sim.core.strategies import seat_strategies\n"
+        "from spades_sim.run import simulate_hands, play_games\n"
         "h = hashlib.sha256()\n"
         "for name in ['random', 'heuristic', 'random:bid_min=0', 'mc:samples=2',"
         " 'aggressive']:\n"

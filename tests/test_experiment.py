@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from spades_sim.experiment import ExperimentError, load_experiment, parse_experiment
+from spades_sim.core.errors import ExperimentError
+from spades_sim.experiment import load_experiment, parse_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
 

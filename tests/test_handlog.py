@@ -13,11 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spades_sim import api, handlog
-from spades_sim.cards import card_text
+from spades_sim import handlog
+from spades_sim import run as runs
+from spades_sim.core.cards import card_text
+from spades_sim.core.rules import FIELD_NAMES, PRESETS, preset
+from spades_sim.core.strategies import parse_strategy
 from spades_sim.handlog import replay, replay_file, replay_line, write_log
-from spades_sim.rules import FIELD_NAMES, PRESETS, preset
-from spades_sim.strategies import parse_strategy
 
 GOLDEN = Path(__file__).parent / "golden"
 NIL_MIX = ("random:bid_min=0", "heuristic")
@@ -36,8 +37,8 @@ def compiled():
     """Compile (or load) both entry kernels once for this module."""
     rules = preset("classic")
     strategies = seat_strategies(("random",), 4)
-    api.simulate_hands(rules, strategies, 1, 0, record_plays=True)
-    api.play_games(rules, strategies, 1, 0, record_plays=True)
+    runs.simulate_hands(rules, strategies, 1, 0, record_plays=True)
+    runs.play_games(rules, strategies, 1, 0, record_plays=True)
     return True
 
 
@@ -88,7 +89,7 @@ def logged_features(scored):
 
 
 def assert_written_as_recorded(run, scored):
-    """blind, bids, bumped and exchange of each line are the engine's records."""
+    """blind, bids, bumped and exchange of each line are the engine's schema."""
     hands, players = run.hands, run.rules.players
     for row, obj in enumerate(scored):
         assert obj["blind"] == [bool(flag) for flag in hands.blind[row, :players]]
@@ -133,7 +134,7 @@ HAND_RULES = [
                          ids=[f"{case[0]}-{case[1]}" for case in HAND_RULES])
 def test_round_trip_hands(compiled, tmp_path, name, overrides, texts, expected):
     rules = preset(name, **overrides)
-    run = api.simulate_hands(rules, seat_strategies(texts, rules.players), 300, 3,
+    run = runs.simulate_hands(rules, seat_strategies(texts, rules.players), 300, 3,
                              record_plays=True)
     scored = assert_round_trip(run, tmp_path / "hands.jsonl")
     assert all(obj["game_id"] is None for obj in scored)
@@ -158,7 +159,7 @@ GAME_RULES = [
                          ids=[f"{case[0]}-{case[1]}-{'+'.join(case[2])}" for case in GAME_RULES])
 def test_round_trip_games(compiled, tmp_path, name, overrides, texts, n_games, expected):
     rules = preset(name, **overrides)
-    run = api.play_games(rules, seat_strategies(texts, rules.players), n_games, 4,
+    run = runs.play_games(rules, seat_strategies(texts, rules.players), n_games, 4,
                          record_plays=True)
     scored = assert_round_trip(run, tmp_path / "games.jsonl")
     for before, after in zip(scored, scored[1:], strict=False):
@@ -175,7 +176,7 @@ def test_round_trip_games(compiled, tmp_path, name, overrides, texts, n_games, e
 def test_two_player_draw_deal_is_accepted(compiled):
     """Under ``deal = draw`` each player holds 13 of the 52 cards and 26 stay undealt."""
     rules = preset("two-player")
-    run = api.simulate_hands(rules, seat_strategies(NIL_MIX, 2), 20, 8, record_plays=True)
+    run = runs.simulate_hands(rules, seat_strategies(NIL_MIX, 2), 20, 8, record_plays=True)
     buffer = io.StringIO()
     write_log(buffer, run)
     lines = buffer.getvalue().splitlines()
@@ -190,14 +191,14 @@ def test_two_player_draw_deal_is_accepted(compiled):
 def test_write_log_to_open_file_and_refusals(compiled, tmp_path):
     rules = preset("classic")
     strategies = seat_strategies(("heuristic",), 4)
-    run = api.simulate_hands(rules, strategies, 5, 1, record_plays=True)
+    run = runs.simulate_hands(rules, strategies, 5, 1, record_plays=True)
     buffer = io.StringIO()
     assert write_log(buffer, run) == 5
     assert buffer.getvalue() == "".join(line + "\n" for line in _lines_of(run, tmp_path))
     first = json.loads(buffer.getvalue().splitlines()[0])
     assert list(first) == [f for f in handlog.FIELDS if f not in ("bumped", "exchange")]
     assert sum(len(cards) for cards in first["hands"]) == 52 and len(first["plays"]) == 52
-    unrecorded = api.simulate_hands(rules, strategies, 5, 1)
+    unrecorded = runs.simulate_hands(rules, strategies, 5, 1)
     target = tmp_path / "never.jsonl"
     with pytest.raises(ValueError, match="record_plays"):
         write_log(target, unrecorded)
@@ -537,7 +538,7 @@ def test_exchange_order_between_teams(compiled):
     then k back), whichever team goes first; out of order within a team is refused."""
     rules = preset("classic")
     heuristic_blind = "heuristic:blind_nil_deficit=0"  # each team's first bidder bids blind nil
-    run = api.simulate_hands(rules, seat_strategies((heuristic_blind,), 4), 5, 9,
+    run = runs.simulate_hands(rules, seat_strategies((heuristic_blind,), 4), 5, 9,
                              record_plays=True)
     obj = next(handlog.hand_objects(run))
     entries = obj["exchange"]

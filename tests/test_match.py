@@ -9,15 +9,15 @@ import pytest
 
 from spades_sim.analysis.metrics import t_quantile
 from spades_sim.cli import main
+from spades_sim.core.errors import EvaluationError
 from spades_sim.evaluate import (
-    EvaluationError,
     match,
     match_result,
     paired_interval,
     tournament_ratings,
 )
-from spades_sim.ratings import bradley_terry
-from spades_sim.runner import load_run
+from spades_sim.evaluate.ratings import bradley_terry
+from spades_sim.run import load_run
 
 A, B = "heuristic", "random"
 REQUIRED = {"a", "b", "rules", "a_wins", "b_wins", "ties", "mean_diff", "ci95", "seed", "played",

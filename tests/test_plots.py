@@ -9,8 +9,8 @@ from matplotlib.container import ErrorbarContainer
 from matplotlib.figure import Figure
 
 from spades_sim.analysis import bids, effects, nil, plots
-from spades_sim.rules import preset
-from spades_sim.runner import make_config, simulate
+from spades_sim.core.rules import preset
+from spades_sim.run import make_config, simulate
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -13,9 +13,14 @@ import numpy as np
 import pytest
 from conftest import engine_score
 
-from spades_sim import api, records, reference
-from spades_sim.rules import PRESETS, preset
-from spades_sim.strategies import parse_strategy
+from spades_sim import reference
+from spades_sim import run as runs
+from spades_sim.core import bidding, cards, schema, scoring, tricks
+from spades_sim.core.rules import PRESETS, preset
+from spades_sim.core.strategies import parse_strategy
+from spades_sim.reference import deal as ref_deal
+from spades_sim.reference import strategies as ref_strategies
+from spades_sim.reference.stream import Stream
 
 R = "random"
 # Random seats that bid blind (nil or a number) wherever allowed, bump half their bids and bid
@@ -123,8 +128,8 @@ def seat_strategies(texts, players):
 
 
 def reference_arrays(hands, rules):
-    """The reference's per-hand dicts as engine record arrays (``records.HandArrays``)."""
-    out = records.allocate_hands(len(hands), record_plays=True)
+    """The reference's per-hand dicts as engine record arrays (``schema.HandArrays``)."""
+    out = schema.allocate_hands(len(hands), record_plays=True)
     for row, hand in enumerate(hands):
         out.hand_id[row] = hand["hand_id"]
         out.game_id[row] = -1 if hand["game_id"] is None else hand["game_id"]
@@ -182,14 +187,14 @@ def compiled():
     """Compile (or load) both entry kernels once for this module."""
     rules = preset("classic")
     strategies = seat_strategies((R,), 4)
-    api.simulate_hands(rules, strategies, 1, 0, record_plays=True)
-    api.play_games(rules, strategies, 1, 0, record_plays=True)
+    runs.simulate_hands(rules, strategies, 1, 0, record_plays=True)
+    runs.play_games(rules, strategies, 1, 0, record_plays=True)
     return True
 
 
 def check_hands(rules, texts, n_hands, seed, expected=frozenset()):
     strategies = seat_strategies(texts, rules.players)
-    engine = api.simulate_hands(rules, strategies, n_hands, seed, record_plays=True).hands
+    engine = runs.simulate_hands(rules, strategies, n_hands, seed, record_plays=True).hands
     twin = reference.simulate_hands(rules, strategies, n_hands, seed)
     assert_same_arrays(engine, reference_arrays(twin, rules), f"{rules.to_spec()} {texts}")
     missing = set(expected) - features(engine, rules)
@@ -223,7 +228,7 @@ def test_hand_ids_offset(compiled):
     """``first_hand_id`` picks the key indices and dealers, so any split reproduces a run."""
     rules = preset("classic")
     strategies = seat_strategies((RB, HB), 4)
-    engine = api.simulate_hands(rules, strategies, 300, 31, record_plays=True,
+    engine = runs.simulate_hands(rules, strategies, 300, 31, record_plays=True,
                                 first_hand_id=1_000_003).hands
     twin = reference.simulate_hands(rules, strategies, 300, 31, first_hand_id=1_000_003)
     assert_same_arrays(engine, reference_arrays(twin, rules), "offset ids")
@@ -238,10 +243,10 @@ def test_hand_ids_offset(compiled):
 def test_games_bit_for_bit(compiled, name, overrides, texts, n_games, seed, expected):
     rules = preset(name, **overrides)
     strategies = seat_strategies(texts, rules.players)
-    run = api.play_games(rules, strategies, n_games, seed, record_plays=True)
+    run = runs.play_games(rules, strategies, n_games, seed, record_plays=True)
     twin_hands, twin_games = reference.play_games(rules, strategies, n_games, seed)
     assert_same_arrays(run.hands, reference_arrays(twin_hands, rules), f"{name} hands")
-    games = records.allocate_games(len(twin_games))
+    games = schema.allocate_games(len(twin_games))
     for row, game in enumerate(twin_games):
         for field in ("game_id", "first_dealer", "n_hands", "winner"):
             getattr(games, field)[row] = game[field]
@@ -286,7 +291,7 @@ def test_zero_min_deficit_allows_blind_bids_when_ahead(compiled, overrides, text
     strategies = seat_strategies((texts,), 4)
     twin_hands, _ = reference.play_games(rules, strategies, 3, 5)
     assert all(all(hand["blind"]) for hand in twin_hands)
-    hands = api.play_games(rules, strategies, 3, 5, record_plays=True).hands
+    hands = runs.play_games(rules, strategies, 3, 5, record_plays=True).hands
     ahead = _ahead(hands, rules)
     assert ahead.any()
     not_blind = ahead & (hands.blind[:, :4] == 0)
@@ -302,36 +307,36 @@ def test_draw_deal_pairs():
     keep_up = [parse_strategy("heuristic:keep_rank=0")] * 2  # always keeps the face-up card
     take_down = [parse_strategy("random:keep_rate=0")] * 2  # always takes the face-down one
     for dealer in (0, 1):
-        deck = reference.shuffled_deck(rules, reference.Stream(11, 7))
+        deck = ref_deal.shuffled_deck(rules, Stream(11, 7))
         first = 1 - dealer
-        hands = reference.draw_deal(rules, keep_up, dealer, reference.Stream(11, 7),
-                                    reference.Stream(12, 7))
-        assert hands[first] == reference.mask_of(deck[0:26:2])
-        assert hands[dealer] == reference.mask_of(deck[26:52:2])
-        hands = reference.draw_deal(rules, take_down, dealer, reference.Stream(11, 7),
-                                    reference.Stream(12, 7))
-        assert hands[first] == reference.mask_of(deck[1:26:2])
-        assert hands[dealer] == reference.mask_of(deck[27:52:2])
+        hands = ref_deal.draw_deal(rules, keep_up, dealer, Stream(11, 7),
+                                    Stream(12, 7))
+        assert hands[first] == cards.mask_of(deck[0:26:2])
+        assert hands[dealer] == cards.mask_of(deck[26:52:2])
+        hands = ref_deal.draw_deal(rules, take_down, dealer, Stream(11, 7),
+                                    Stream(12, 7))
+        assert hands[first] == cards.mask_of(deck[1:26:2])
+        assert hands[dealer] == cards.mask_of(deck[27:52:2])
 
 
 def test_estimate_uses_the_decks_top_trumps():
     """The heuristic counts BJ, LJ, AS as the top trumps with jokers (AS, KS, QS without) and
     long trumps beyond the rules' trump share, scaled by 4 / players or draw_scale."""
     params = parse_strategy("heuristic").params
-    spades = reference.mask_of([51, 50, 49])  # AS KS QS
-    jokers_top = reference.mask_of([53, 52, 51])  # BJ LJ AS
+    spades = cards.mask_of([51, 50, 49])  # AS KS QS
+    jokers_top = cards.mask_of([53, 52, 51])  # BJ LJ AS
     classic, jokers = preset("classic"), preset("jokers")
     # Three honours, no spare trump to ruff with (void in every side suit: 6 ruff chances).
-    assert reference.estimate_tricks(classic, params, spades) == 3.0
-    assert reference.estimate_tricks(jokers, params, jokers_top) == 3.0
+    assert ref_strategies.estimate_tricks(classic, params, spades) == 3.0
+    assert ref_strategies.estimate_tricks(jokers, params, jokers_top) == 3.0
     # With jokers, only the AS of AS KS QS is an honour; the other two ruff.
-    assert reference.estimate_tricks(jokers, params, spades) == 1 + 0.6 * 2
-    five = reference.mask_of([39, 40, 41, 42, 43])  # 2S..6S: two long trumps in classic
-    assert reference.estimate_tricks(classic, params, five) == 0.8 * 2 + 0.6 * 5
-    assert reference.estimate_tricks(jokers, params, five) == 0.8 * 1 + 0.6 * 5
+    assert ref_strategies.estimate_tricks(jokers, params, spades) == 1 + 0.6 * 2
+    five = cards.mask_of([39, 40, 41, 42, 43])  # 2S..6S: two long trumps in classic
+    assert ref_strategies.estimate_tricks(classic, params, five) == 0.8 * 2 + 0.6 * 5
+    assert ref_strategies.estimate_tricks(jokers, params, five) == 0.8 * 1 + 0.6 * 5
     assert classic.trump_share == 3 and jokers.trump_share == 4
-    assert reference.estimate_tricks(preset("two-player"), params, spades) == 3.0 * 1.3
-    assert reference.estimate_tricks(preset("cutthroat"), params, spades) == 3.0 * (4.0 / 3)
+    assert ref_strategies.estimate_tricks(preset("two-player"), params, spades) == 3.0 * 1.3
+    assert ref_strategies.estimate_tricks(preset("cutthroat"), params, spades) == 3.0 * (4.0 / 3)
 
 
 SCORING_FIELDS = {
@@ -368,7 +373,7 @@ def test_score_hand_matches_engine_kernel():
         limit = max(rules.bag_limit, 1)
         bags_before = generator.integers(0, limit, size=rules.n_sides).tolist()
         expected = engine_score(rules, bids, blind, tricks, bags_before)
-        assert reference.score_hand(rules, bids, blind, tricks, bags_before) == expected, (
+        assert scoring.score_hand(rules, bids, blind, tricks, bags_before) == expected, (
             name, overrides, bids, blind, tricks, bags_before)
 
 
@@ -376,21 +381,21 @@ def test_trick_helpers():
     """The replay's helpers on hand-picked tricks (rules.md, "The hand, step by step")."""
     rules = preset("classic")
     ace_clubs, two_spades, king_clubs, ace_hearts = 12, 39, 11, 38
-    assert reference.trick_winner([king_clubs, ace_clubs, ace_hearts, 0]) == 1
-    assert reference.trick_winner([king_clubs, ace_clubs, two_spades, 0]) == 2
-    assert reference.trick_winner([ace_hearts, 53, 52, 51]) == 1  # BJ > LJ > AS
+    assert tricks.trick_winner([king_clubs, ace_clubs, ace_hearts, 0]) == 1
+    assert tricks.trick_winner([king_clubs, ace_clubs, two_spades, 0]) == 2
+    assert tricks.trick_winner([ace_hearts, 53, 52, 51]) == 1  # BJ > LJ > AS
     hand = (1 << two_spades) | (1 << ace_hearts)
-    assert reference.legal_cards(rules, hand, None, False, 0) == 1 << ace_hearts
-    assert reference.legal_cards(rules, hand, None, True, 0) == hand
-    assert reference.legal_cards(rules, hand, 0, False, 0) == hand  # void in clubs
-    assert reference.legal_cards(rules, 1 << two_spades, None, False, 0) == 1 << two_spades
+    assert tricks.legal_cards(rules, hand, None, False, 0) == 1 << ace_hearts
+    assert tricks.legal_cards(rules, hand, None, True, 0) == hand
+    assert tricks.legal_cards(rules, hand, 0, False, 0) == hand  # void in clubs
+    assert tricks.legal_cards(rules, 1 << two_spades, None, False, 0) == 1 << two_spades
     late = preset("classic", spades_lead="after_first_trick")
-    assert reference.legal_cards(late, hand, None, False, 0) == 1 << ace_hearts
-    assert reference.legal_cards(late, hand, None, False, 1) == hand
-    assert reference.breaks_spades(rules, two_spades, 2, 0, hand)
-    assert not reference.breaks_spades(rules, two_spades, 1, 3, hand)
-    assert reference.breaks_spades(rules, two_spades, 0, None, 1 << two_spades)
-    assert not reference.breaks_spades(preset("simple"), two_spades, 0, None, 1 << two_spades)
+    assert tricks.legal_cards(late, hand, None, False, 0) == 1 << ace_hearts
+    assert tricks.legal_cards(late, hand, None, False, 1) == hand
+    assert tricks.breaks_spades(rules, two_spades, 2, 0, hand)
+    assert not tricks.breaks_spades(rules, two_spades, 1, 3, hand)
+    assert tricks.breaks_spades(rules, two_spades, 0, None, 1 << two_spades)
+    assert not tricks.breaks_spades(preset("simple"), two_spades, 0, None, 1 << two_spades)
 
 
 def test_bid_helpers():
@@ -399,22 +404,22 @@ def test_bid_helpers():
     no = [False] * 4
     # The dealer (seat 3, bidding last) may not bid 2 (a total of 13); its partner (seat 1) bid
     # 2, so it needs 2 or more, or a nil.
-    legal = reference.bids_of(reference.legal_bids(rules, 3, 3, [5, 2, 4, -1], no, True))
+    legal = bidding.bids_of(bidding.legal_bids(rules, 3, 3, [5, 2, 4, -1], no, True))
     assert legal == [0, *range(3, 14)]
-    assert reference.bids_of(reference.legal_bids(rules, 3, 3, [5, 2, 4, -1], no, False)) == [
+    assert bidding.bids_of(bidding.legal_bids(rules, 3, 3, [5, 2, 4, -1], no, False)) == [
         *range(3, 14)]
     # A partner's nil lifts min_team_bid; a blind 0 is a nil even with nil off.
     off = preset("classic", nil=False, min_team_bid=4)
-    assert reference.legal_bids(off, 3, 1, [-1, 0, -1, -1], no, False) == (2 << 13) - 1 - 0b1111
-    assert reference.legal_bids(off, 3, 1, [-1, 0, -1, -1], [False, True, False, False],
+    assert bidding.legal_bids(off, 3, 1, [-1, 0, -1, -1], no, False) == (2 << 13) - 1 - 0b1111
+    assert bidding.legal_bids(off, 3, 1, [-1, 0, -1, -1], [False, True, False, False],
                                 False) == (2 << 13) - 1
     # Exchanges: a blind nil with a plain-nil partner passes; two blind nils never do.
     classic = preset("classic", nil_exchange=2)
-    assert [reference.exchange_size(classic, s, [0, 3, 0, 4], [True, False, False, False])
+    assert [bidding.exchange_size(classic, s, [0, 3, 0, 4], [True, False, False, False])
             for s in range(4)] == [3, 0, 0, 0]
-    assert [reference.exchange_size(classic, s, [0, 3, 0, 4], [True, False, True, False])
+    assert [bidding.exchange_size(classic, s, [0, 3, 0, 4], [True, False, True, False])
             for s in range(4)] == [0, 0, 0, 0]
-    assert [reference.exchange_size(classic, s, [0, 3, 0, 4], [False] * 4)
+    assert [bidding.exchange_size(classic, s, [0, 3, 0, 4], [False] * 4)
             for s in range(4)] == [0, 0, 0, 0]
-    assert reference.deficit(classic, 0, [120, 300]) == 180
-    assert reference.blind_allowed(0, -500) and not reference.blind_allowed(100, 99)
+    assert bidding.deficit(classic, 0, [120, 300]) == 180
+    assert bidding.blind_allowed(0, -500) and not bidding.blind_allowed(100, 99)

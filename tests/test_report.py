@@ -10,9 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from spades_sim.analysis import report
+from spades_sim import report
 from spades_sim.cli import main
-from spades_sim.runner import RunError
+from spades_sim.core.errors import RunError
+from spades_sim.report import model as report_model
 
 TINY = """\
 name = "tiny"
@@ -169,8 +170,8 @@ def test_failed_build_keeps_the_old_report(built, tmp_path, monkeypatch):
     def broken(ctx, section):
         raise RuntimeError("boom")
 
-    spec = report.SECTIONS["nil"]
-    monkeypatch.setitem(report.SECTIONS, "nil", report.SectionSpec("nil", spec.title,
+    spec = report_model.SECTIONS["nil"]
+    monkeypatch.setitem(report_model.SECTIONS, "nil", report_model.SectionSpec("nil", spec.title,
                                                                     spec.about, broken))
     with pytest.raises(RuntimeError):
         report.build_report(built["results"], tmp_path)
@@ -208,13 +209,14 @@ def test_tournament_in_the_strategies_section(built):
 
 
 def test_report_reads_the_tournament_without_playing(built, tmp_path, monkeypatch):
-    from spades_sim import evaluate, runner
+    match_module = sys.modules["spades_sim.evaluate.match"]
+    experiment_execute = sys.modules["spades_sim.experiment.execute"]
 
     def refuse(*args, **kwargs):
         raise AssertionError("the report played a match")
 
-    monkeypatch.setattr(evaluate, "match", refuse)
-    monkeypatch.setattr(runner, "execute", refuse)
+    monkeypatch.setattr(match_module, "execute", refuse)
+    monkeypatch.setattr(experiment_execute, "execute", refuse)
     index = report.build_report(built["results"], tmp_path)
     assert (index.parent / "strategies-ratings.csv").read_text() == \
         (built["index"].parent / "strategies-ratings.csv").read_text()

@@ -2,14 +2,21 @@
 
 import pytest
 
-from spades_sim.engine import layout
-from spades_sim.rules import PRESETS, Rules, RulesError, build_rules, preset, rules_from_spec
+from spades_sim.core.rules import (
+    FIELD_NAMES,
+    PRESETS,
+    Rules,
+    RulesError,
+    build_rules,
+    preset,
+    rules_from_spec,
+)
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset_builds(name):
     rules = preset(name)
-    assert len(rules.kernel_tuple()) == len(layout.RULE_SLOTS)
+    assert rules.kernel_tuple()._fields[:len(FIELD_NAMES)] == FIELD_NAMES
     assert rules_from_spec(rules.to_spec()) == rules
 
 

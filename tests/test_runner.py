@@ -23,23 +23,26 @@ import pyarrow.parquet as pq
 import pytest
 
 import spades_sim
-from spades_sim.analysis.frames import TIDY_COLUMNS, hand_features
 from spades_sim.cli import main
-from spades_sim.rules import preset
-from spades_sim.runner import (
-    CHUNK_PATTERN,
-    META,
-    RunError,
+from spades_sim.core.errors import RunError
+from spades_sim.core.rules import preset
+from spades_sim.core.schema import TIDY_COLUMNS
+from spades_sim.core.seeding import stream_keys
+from spades_sim.core.strategies import parse_strategy
+from spades_sim.run import (
     RunSpec,
-    chunk_keys,
     execute,
     load_run,
     make_config,
     parse_shard,
+    play_games,
     run_status,
-    shard_chunks,
     simulate,
+    simulate_hands,
 )
+from spades_sim.run.dataset import CHUNK_PATTERN, META
+from spades_sim.run.frames import hand_features
+from spades_sim.run.spec import shard_chunks
 
 FEATURES = ["spades", "high_cards", "hcp", "voids", "singletons", "longest"]
 MIXED = ["heuristic", "random", "heuristic:aggression=1", "random:bid_max=6"]
@@ -92,15 +95,29 @@ def ref_frame(reference):
 
 
 # -- seeds -----------------------------------------------------------------------------------------
-def test_chunk_keys_are_spawned_children_of_the_seed():
-    children = np.random.SeedSequence(42).spawn(5)
-    for chunk, child in enumerate(children):
-        expected = tuple(child.generate_state(2, dtype=np.uint64))
-        assert chunk_keys(42, chunk) == expected
-    keys = {chunk_keys(42, c) for c in range(50)} | {chunk_keys(43, c) for c in range(50)}
-    assert len(keys) == 100
-    deal, play = chunk_keys(42, 0)
+def test_stream_keys_come_from_the_seed():
+    child = np.random.SeedSequence(42, spawn_key=(0,))
+    expected = tuple(child.generate_state(2, dtype=np.uint64))
+    assert stream_keys(42) == expected
+    deal, play = stream_keys(42)
     assert deal != play  # separate streams for dealing and play
+    assert stream_keys(43) != stream_keys(42)
+
+
+def test_results_do_not_depend_on_the_chunk_size():
+    # One seeding scheme: every hand is seeded by the run's seed and its own id, so chunks of
+    # any size, and the in-memory runs, play the same hands.
+    config = [("c", preset("classic"), ["heuristic"])]
+    whole = simulate(config, n_hands=700, seed=9, chunk_size=700).drop(columns="chunk")
+    pieces = simulate(config, n_hands=700, seed=9, chunk_size=128).drop(columns="chunk")
+    pd.testing.assert_frame_equal(whole, pieces)
+    memory = simulate_hands(preset("classic"), [parse_strategy("heuristic")] * 4, 700, 9).frame()
+    for column in ("hand_id", "bid", "tricks", "score_delta", "bags_after"):
+        assert (memory[column].to_numpy() == whole[column].to_numpy()).all(), column
+    games = simulate(config, n_games=30, seed=9, chunk_size=7).drop(columns="chunk")
+    in_memory = play_games(preset("classic"), [parse_strategy("heuristic")] * 4, 30, 9).frame()
+    for column in ("game_id", "hand_id", "tricks", "score_delta", "game_over", "game_winner"):
+        assert (in_memory[column].to_numpy() == games[column].to_numpy()).all(), column
 
 
 # -- the dataset: schema, meta.json, atomic files --------------------------------------------------
@@ -597,3 +614,32 @@ def test_games_mode_marks_each_games_end_and_winner():
     other_finals = (other["score_before"] + other["score_delta"]).to_numpy()
     expected = [0 if a > b else 1 if b > a else -1 for a, b in zip(finals, other_finals)]
     assert last["game_winner"].tolist() == expected
+
+
+def test_log_and_out_play_the_same_hands(tmp_path):
+    # One seeding scheme from the command line: the hands summarised, logged with --log and
+    # written with --out by the same command are the same hands.
+    args = ["simulate", "--rules", "classic", "--strategy", "heuristic", "--hands", "1500",
+            "--seed", "7", "--quiet"]
+    log = tmp_path / "hands.jsonl"
+    assert main([*args, "--log", str(log)]) == 0
+    assert main([*args, "--out", str(tmp_path / "run"), "--chunk-size", "400"]) == 0
+    frame = load_run(tmp_path / "run").sort_values(["hand_id", "seat"])
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [line["hand_id"] for line in lines] == list(range(1500))
+    tricks = frame["tricks"].to_numpy().reshape(-1, 4)
+    assert tricks.tolist() == [line["tricks"] for line in lines]
+    scores = frame[frame["seat"] < 2]["score_delta"].to_numpy().reshape(-1, 2)
+    assert scores.tolist() == [line["score_delta"] for line in lines]
+    bids = frame["bid"].to_numpy().reshape(-1, 4)
+    assert bids.tolist() == [line["bids"] for line in lines]
+
+
+def test_every_user_error_is_a_spades_error():
+    from spades_sim.core import errors
+
+    kinds = [value for value in vars(errors).values()
+             if isinstance(value, type) and issubclass(value, Exception)]
+    assert len(kinds) >= 8
+    assert all(issubclass(kind, errors.SpadesError) for kind in kinds)
+    assert issubclass(errors.SpadesError, ValueError)

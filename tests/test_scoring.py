@@ -1,9 +1,10 @@
-"""Hand-computed scoring cases, written from ../shared/spec/rules.md, for engine and reference."""
+"""Hand-computed scoring cases, written from docs/rules.md, for engine and reference."""
 
 import pytest
 from conftest import engine_score
 
-from spades_sim.rules import preset
+from spades_sim.core import scoring
+from spades_sim.core.rules import preset
 
 F, T = False, True
 N4 = [F, F, F, F]
@@ -80,9 +81,8 @@ def test_engine_scoring(case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
-def test_reference_scoring(case):
-    reference = pytest.importorskip("spades_sim.reference")
+def test_core_scoring(case):
     _, name, overrides, bids, blind, tricks, bags_before, deltas, bags = case
     rules = preset(name, **overrides)
-    result = reference.score_hand(rules, bids, blind, tricks, bags_before)
+    result = scoring.score_hand(rules, bids, blind, tricks, bags_before)
     assert (list(result[0]), list(result[1])) == (deltas, bags)

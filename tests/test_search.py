@@ -9,13 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spades_sim import reference
-from spades_sim.cards import mask_of, parse_card
+from spades_sim.core.cards import cards_of, mask_of, parse_card
+from spades_sim.core.rules import preset
+from spades_sim.core.strategies import parse_strategy
 from spades_sim.engine.search import candidates_nb, sample_hands_nb
 from spades_sim.evaluate import match
-from spades_sim.reference_search import candidates, sample_hands
-from spades_sim.rules import preset
-from spades_sim.strategies import parse_strategy
+from spades_sim.reference import strategies as ref_strategies
+from spades_sim.reference.search import candidates, sample_hands
+from spades_sim.reference.stream import Stream
 
 CLASSIC = preset("classic")
 MC = parse_strategy("mc")
@@ -71,13 +72,13 @@ def test_sampling_is_consistent_and_matches_the_engine(state, key):
         unseen &= ~cards_played
     blind = [False] * 4
     sampled = sample_hands(CLASSIC, MC.params, seat, unseen, counts, voids, played_by, bids,
-                           blind, reference.Stream(key, 7))
+                           blind, Stream(key, 7))
     # Every other seat gets exactly its count, from the unseen cards, never in a void suit
     # (a real deal with these voids exists, so some try satisfies them).
     assert [s.bit_count() for s in sampled] == counts
     assert sampled[0] | sampled[1] | sampled[2] | sampled[3] == unseen
     for other in range(4):
-        for card in reference.cards_of(sampled[other]):
+        for card in cards_of(sampled[other]):
             assert not voids >> (4 * other + card // 13) & 1
     # The engine deals the same cards from the same stream.
     from spades_sim.engine.rng import seed_nb
@@ -101,12 +102,12 @@ def test_sampled_holdings_lean_towards_the_bids():
 
     def mean_error(tolerance):
         params = parse_strategy(f"mc:bid_tolerance={tolerance}").params
-        stream = reference.Stream(3, 3)
+        stream = Stream(3, 3)
         errors = []
         for _ in range(200):
             sampled = sample_hands(CLASSIC, params, 0, unseen, [0, 13, 13, 13], 0, [0] * 4,
                                    bids, [False] * 4, stream)
-            errors += [abs(reference.estimate_tricks(CLASSIC, params, sampled[seat])
+            errors += [abs(ref_strategies.estimate_tricks(CLASSIC, params, sampled[seat])
                            - bids[seat]) for seat in (1, 2, 3)]
         return float(np.mean(errors))
 

@@ -8,11 +8,11 @@ effect shows many standard errors wide (the README's table has the full numbers)
 import numpy as np
 import pytest
 
-from spades_sim import reference
-from spades_sim.analysis.frames import seat_frame
-from spades_sim.api import simulate_hands
-from spades_sim.rules import preset
-from spades_sim.strategies import StrategyError, parse_strategy, seat_strategies
+from spades_sim.core import cards
+from spades_sim.core.rules import preset
+from spades_sim.core.strategies import StrategyError, parse_strategy, seat_strategies
+from spades_sim.reference import strategies as ref_strategies
+from spades_sim.run import simulate_hands
 
 CLASSIC = preset("classic")
 N_HANDS = 20_000
@@ -23,8 +23,8 @@ def stats(specs, n_hands=N_HANDS, seed=11):
     per seat ``nil`` (nil bid rate), ``nil_made``, ``bid`` (mean non-nil bid); per side of
     seats 0/2 (``side0``) and 1/3 (``side1``): ``set`` rate and ``bags`` (overtricks) per hand."""
     specs = list(specs) if isinstance(specs, (list, tuple)) else [specs]
-    frame = seat_frame(simulate_hands(CLASSIC, seat_strategies(specs * (4 // len(specs)), 4),
-                                      n_hands, seed))
+    frame = simulate_hands(CLASSIC, seat_strategies(specs * (4 // len(specs)), 4), n_hands,
+                           seed).frame()
     result = {
         "nil": frame.nil.mean(),
         "nil_made": (frame[frame.nil].tricks == 0).mean(),
@@ -111,8 +111,8 @@ def test_presets_behave_as_named():
 
 def bid_of(spec, scores, bags):
     strategy = parse_strategy(spec)
-    hand = reference.mask_of([12, 11, 10, 25, 24, 38, 37, 51, 50, 49, 48, 3, 4])
-    return reference.choose_bid(CLASSIC, strategy, 0, hand, [-1] * 4, (2 << 13) - 1, scores,
+    hand = cards.mask_of([12, 11, 10, 25, 24, 38, 37, 51, 50, 49, 48, 3, 4])
+    return ref_strategies.choose_bid(CLASSIC, strategy, 0, hand, [-1] * 4, (2 << 13) - 1, scores,
                                 bags, None)
 
 

@@ -4,11 +4,11 @@ hands are replayable; 2/3-player deals; constraints; preset behaviour."""
 import numpy as np
 import pytest
 
-from spades_sim.api import play_games, simulate_hands
-from spades_sim.cards import SUIT_MASKS
+from spades_sim.core.cards import SUIT_MASKS
+from spades_sim.core.rules import PRESETS, preset
+from spades_sim.core.strategies import seat_strategies
 from spades_sim.engine.bits import HONOURS_KQJ_MASK, TRUMP_MASK
-from spades_sim.rules import PRESETS, preset
-from spades_sim.strategies import seat_strategies
+from spades_sim.run import play_games, simulate_hands
 
 BLIND_HAPPY = "random:bid_min=0,blind_nil_rate=0.3,blind_bid_rate=0.3,bump_rate=0.5"
 HEURISTIC_BLIND = "heuristic:blind_nil_deficit=0,blind_bid_deficit=0"

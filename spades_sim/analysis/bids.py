@@ -2,7 +2,7 @@
 and bags, the distribution of tricks minus bid, and bids and tricks against hand features.
 
 Every function takes the tidy frame of a run (``runner.load_run``; columns
-``analysis.frames.TIDY_COLUMNS``, one row per hand, seat, configuration and duplicate copy) and
+``core.schema.TIDY_COLUMNS``, one row per hand, seat, configuration and duplicate copy) and
 returns a DataFrame whose first columns are the group keys ``by`` (in that order), with counts
 beside rates and 95% intervals named ``<metric>_low`` / ``<metric>_high``. Duplicate copies
 (``duplicate == True``) are real plays and are included.
@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..core.errors import AnalysisError
 from .metrics import (
     FEATURES,
     SIDE_HAND,
@@ -152,7 +153,7 @@ def bid_calibration(df: pd.DataFrame, feature: str = "spades",
     ----------
     feature : str
         One of ``spades``, ``high_cards``, ``hcp``, ``voids``, ``singletons``, ``longest``
-        (see ``analysis.frames.hand_features``; the hand as dealt, before any exchange).
+        (see ``run.frames.hand_features``; the hand as dealt, before any exchange).
 
     Returns
     -------
@@ -169,7 +170,7 @@ def bid_calibration(df: pd.DataFrame, feature: str = "spades",
     [[2.0, 2.0, 3.0, 3.0], [5.0, 1.0, 5.0, 6.0]]
     """
     if feature not in FEATURES:
-        raise ValueError(f"bid_calibration: feature {feature!r}: expected one of "
+        raise AnalysisError(f"bid_calibration: feature {feature!r}: expected one of "
                          f"{', '.join(FEATURES)}")
     by = list(by)
     bids = _number_bids(df, by, [feature, "bid", "tricks"], "bid_calibration")

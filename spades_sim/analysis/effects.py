@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..core.errors import AnalysisError
 from .metrics import add_mean_interval, add_rate, aggregate, require_columns
 
 #: Per-hand metrics of :func:`paired_effects` and their units.
@@ -90,17 +91,17 @@ def paired_effects(df: pd.DataFrame, baseline: str, metrics=("score", "set", "ba
     metrics = list(metrics)
     unknown = [m for m in metrics if m not in METRICS]
     if unknown or not metrics:
-        raise ValueError(f"paired_effects: metric(s) {', '.join(unknown) or '(none)'}: expected "
+        raise AnalysisError(f"paired_effects: metric(s) {', '.join(unknown) or '(none)'}: expected "
                          f"some of {', '.join(METRICS)}")
     if {"config", "hand_id"} & set(by):
-        raise ValueError("paired_effects: by may not hold config or hand_id (the pairing keys)")
+        raise AnalysisError("paired_effects: by may not hold config or hand_id (the pairing keys)")
     require_columns(df, ["config", "duplicate", "game_id", "hand_id", "seat", *by,
                          "score_delta", "side_contract", "side_taken", "nil"], "paired_effects")
     first = ~df["duplicate"].to_numpy(dtype=bool) & (df["game_id"].to_numpy() == -1)
     hands = df.loc[first]
     seats = hands.groupby("config", observed=True)["seat"].max()
     if baseline not in seats.index:
-        raise ValueError(f"paired_effects: baseline {baseline!r} is not a configuration with "
+        raise AnalysisError(f"paired_effects: baseline {baseline!r} is not a configuration with "
                          f"hands-mode plays (have: {', '.join(map(str, seats.index)) or 'none'})")
     comparable = seats.index[seats.to_numpy() == seats[baseline]]
     hands = hands.loc[hands["config"].isin(comparable).to_numpy()]
@@ -162,7 +163,7 @@ def game_effects(df: pd.DataFrame, by=("config",), comeback_deficit: int = 100) 
     by = list(by)
     wrong = [key for key in by if key not in GAME_KEYS]
     if wrong:
-        raise ValueError(f"game_effects: by {', '.join(wrong)}: expected keys constant within a "
+        raise AnalysisError(f"game_effects: by {', '.join(wrong)}: expected keys constant within a "
                          f"game ({', '.join(GAME_KEYS)})")
     game = ["config", "duplicate", "game_id"]
     require_columns(df, [*game, *by, "hand_id", "seat", "side", "tricks", "side_contract",

@@ -6,6 +6,8 @@ from math import erfc, sqrt
 
 import numpy as np
 
+from ..core.errors import AnalysisError
+
 Z95 = 1.959963984540054
 # Student t 97.5% quantiles for 3..9 degrees of freedom, where the expansion below is least
 # accurate (used when ``z`` is ``Z95``).
@@ -114,7 +116,7 @@ def require_columns(frame, columns, what: str) -> None:
     """Raise ``ValueError`` naming the columns ``what`` needs and ``frame`` lacks."""
     missing = [c for c in dict.fromkeys(columns) if c not in frame.columns]
     if missing:
-        raise ValueError(f"{what}: the frame lacks column(s) {', '.join(missing)}")
+        raise AnalysisError(f"{what}: the frame lacks column(s) {', '.join(missing)}")
 
 
 def aggregate(frame, keys, **aggregations):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..core.errors import AnalysisError
 from .metrics import FEATURES, add_rate, aggregate, require_columns
 
 #: Category labels of ``partner_bid``: ``"nil"`` (plain or blind), then the number bids.
@@ -61,7 +62,7 @@ def nil_by_feature(df: pd.DataFrame, feature: str = "spades", by=("config",)) ->
         *by, ``<feature>`` (its value), then the columns of :func:`nil_success`.
     """
     if feature not in FEATURES:
-        raise ValueError(f"nil_by_feature: feature {feature!r}: expected one of "
+        raise AnalysisError(f"nil_by_feature: feature {feature!r}: expected one of "
                          f"{', '.join(FEATURES)}")
     keys = list(dict.fromkeys([*by, feature]))
     return _nil_rate(_nil_bids(df, keys, "nil_by_feature"), keys)
@@ -140,13 +141,13 @@ def nil_value(df: pd.DataFrame, rules, by=("config", "blind")) -> pd.DataFrame:
     """
     by = list(by)
     if "config" not in by or "blind" not in by:
-        raise ValueError("nil_value: by must include config and blind (the bonus depends on "
+        raise AnalysisError("nil_value: by must include config and blind (the bonus depends on "
                          "both)")
     table = nil_success(df, by)
     names = table["config"].astype(str)
     missing = sorted(set(names) - set(rules))
     if missing:
-        raise ValueError(f"nil_value: no rules given for configuration(s) {', '.join(missing)}")
+        raise AnalysisError(f"nil_value: no rules given for configuration(s) {', '.join(missing)}")
     plain = names.map({name: rules[name].nil_bonus for name in set(names)})
     blind = names.map({name: rules[name].blind_nil_bonus for name in set(names)})
     bonus = np.where(table["blind"].to_numpy(dtype=bool), blind.to_numpy(dtype=float),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..core.errors import AnalysisError
 from .effects import METRICS
 from .metrics import FEATURES
 
@@ -30,7 +31,7 @@ def _axes(ax):
 def _check(table: pd.DataFrame, columns, what: str) -> None:
     missing = [c for c in columns if c not in table.columns]
     if missing:
-        raise ValueError(f"{what}: the table lacks column(s) {', '.join(missing)}")
+        raise AnalysisError(f"{what}: the table lacks column(s) {', '.join(missing)}")
 
 
 def _empty(ax, title: str):
@@ -156,7 +157,7 @@ def plot_calibration(table: pd.DataFrame, *, ax=None):
     _check(table, ["n", "mean_bid", "mean_tricks"], "plot_calibration")
     keys = _keys_before(table, "n")
     if not keys:
-        raise ValueError("plot_calibration: the table has no feature column before n")
+        raise AnalysisError("plot_calibration: the table has no feature column before n")
     feature, keys = keys[-1], keys[:-1]
     title = f"Bids and tricks by {feature} (95% intervals)"
     if table.empty:
@@ -205,7 +206,7 @@ def plot_paired_effects(table: pd.DataFrame, *, metric: str | None = None, ax=No
     _check(table, ["metric", "n", "diff", "baseline_sd"], "plot_paired_effects")
     if metric is not None:
         if metric not in METRICS:
-            raise ValueError(f"plot_paired_effects: metric {metric!r}: expected one of "
+            raise AnalysisError(f"plot_paired_effects: metric {metric!r}: expected one of "
                              f"{', '.join(METRICS)}")
         table = table.loc[table["metric"].astype(str) == metric]
     baseline = str(table["baseline"].iloc[0]) if len(table) and "baseline" in table else "?"

@@ -1,22 +1,28 @@
-"""The summary table `spades-sim simulate` and `make run` print: bid accuracy, nil, scores."""
+"""The per-side summaries of one configuration's tidy frame: what `spades-sim simulate` and
+`spades-sim games` print, and the report's side tables."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..api import Run
-from .frames import game_frame, seat_frame
 from .metrics import mean_interval, wilson_interval
 
 
-def side_summary(run: Run) -> pd.DataFrame:
-    """Per side: hands, bid accuracy of the side's contract (made exactly, bagged, set), nil
-    bids made/failed, mean bid and tricks per seat, bags and mean score per hand (95% CI)."""
-    frame = seat_frame(run)
+def _hand_keys(frame: pd.DataFrame) -> list[str]:
+    """The columns that name one hand of a run: ``hand_id`` numbers hands within a game, and a
+    duplicate run plays every deal twice."""
+    return [c for c in ("duplicate", "game_id", "hand_id") if c in frame.columns]
+
+
+def side_summary(frame: pd.DataFrame, rules) -> pd.DataFrame:
+    """Per side of one configuration's tidy frame (``run/frames.py``) played under ``rules``:
+    hands, bid accuracy of the side's contract (made exactly, bagged, set), nil bids
+    made/failed, mean bid and tricks per seat, bags and mean score per hand, with 95%
+    intervals (``*_low``, ``*_high``) on the set rate and the mean score."""
     rows = []
-    for side, part in frame.groupby("side", sort=True):
-        per_hand = part.drop_duplicates("hand_id")
+    for side, part in frame.groupby("side", sort=True, observed=True):
+        per_hand = part.drop_duplicates(_hand_keys(part))
         contracted = per_hand[per_hand["side_contract"] > 0]
         n_contracts = len(contracted)
         exact = int((contracted["side_taken"] == contracted["side_contract"]).sum())
@@ -35,13 +41,15 @@ def side_summary(run: Run) -> pd.DataFrame:
                 "exact_rate": exact / n_contracts if n_contracts else np.nan,
                 "bagged_rate": (made - exact) / n_contracts if n_contracts else np.nan,
                 "set_rate": 1 - made / n_contracts if n_contracts else np.nan,
-                "set_ci95": f"[{set_low:.3f}, {set_high:.3f}]",
+                "set_low": set_low,
+                "set_high": set_high,
                 "nil_bids": len(nil),
                 "nil_made": nil_made,
                 "nil_failed": len(nil) - nil_made,
-                "bags_per_hand": _bags(part, per_hand, run.rules) / len(per_hand),
+                "bags_per_hand": _bags(part, per_hand, rules) / len(per_hand),
                 "mean_score": mean,
-                "score_ci95": f"[{low:.2f}, {high:.2f}]",
+                "score_low": low,
+                "score_high": high,
             }
         )
     return pd.DataFrame(rows).set_index("side")
@@ -59,17 +67,35 @@ def _bags(part: pd.DataFrame, per_hand: pd.DataFrame, rules) -> int:
     return int(overtricks.sum() + nil_tricks)
 
 
-def game_summary(run: Run) -> pd.DataFrame:
+def game_table(frame: pd.DataFrame, rules) -> pd.DataFrame:
+    """One row per whole game of one configuration's tidy frame: ``game_id``, ``n_hands``,
+    ``winner`` (the winning side, -1 for a tie or a draw at the hand cap) and ``score_S``, the
+    final score of each side ``S``."""
+    keys = [c for c in ("duplicate", "game_id") if c in frame.columns]
+    last = frame[frame["game_over"]]
+    per_game = last.drop_duplicates(keys)
+    data = {key: per_game[key].to_numpy() for key in keys}
+    data["n_hands"] = per_game["hand_id"].to_numpy().astype(np.int64) + 1
+    data["winner"] = per_game["game_winner"].to_numpy().astype(np.int64)
+    index = pd.MultiIndex.from_frame(per_game[keys])
+    for side in range(rules.n_sides):
+        rows = last[last["side"] == side].drop_duplicates(keys).set_index(keys)
+        final = rows["score_before"].astype(np.int64) + rows["score_delta"]
+        data[f"score_{side}"] = final.reindex(index).to_numpy()
+    return pd.DataFrame(data)
+
+
+def game_summary(frame: pd.DataFrame, rules) -> pd.DataFrame:
     """Per side: games won, win rate with a Wilson 95% interval; ties/draws and game length."""
-    games = game_frame(run)
+    games = game_table(frame, rules)
     n_games = len(games)
     rows = []
-    for side in range(run.rules.n_sides):
+    for side in range(rules.n_sides):
         wins = int((games["winner"] == side).sum())
         low, high = wilson_interval(wins, n_games)
         rows.append({"side": side, "games": n_games, "wins": wins,
                      "win_rate": wins / n_games if n_games else np.nan,
-                     "win_ci95": f"[{low:.3f}, {high:.3f}]",
+                     "win_low": low, "win_high": high,
                      "mean_final_score": games[f"score_{side}"].mean()})
     table = pd.DataFrame(rows).set_index("side")
     table.attrs["ties"] = int((games["winner"] < 0).sum())

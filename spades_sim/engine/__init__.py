@@ -1,19 +1,21 @@
-"""The numba engine: the only package that imports numba.
+"""The numba engine: the only package that imports numba; it imports ``core`` only.
 
-Modules: ``layout`` (kernel tuple and record layout, no numba), ``bits`` (bitboard helpers),
-``rng`` (in-kernel PRNG and its draw contract), ``deal``, ``trick`` (legal moves, trick winner),
-``strategy_kernels`` (bidding and play decisions of every strategy), ``scoring``, ``simulate``
-(the entry kernels).
+Modules: ``layout`` (the kernels' constant names for the core's tables, no numba), ``bits``
+(bitboard helpers), ``rng`` (in-kernel PRNG and its draw contract), ``deal``, ``trick`` (legal
+moves, trick winner), ``strategy_kernels`` (bidding and play decisions of every strategy),
+``bidding`` (the auction), ``scoring``, ``search`` (the ``mc`` player), ``simulate`` (the entry
+kernels) and ``calls`` (the Python side: allocate, call one entry kernel, return the records).
 
 Numba's on-disk cache (``cache=True``) is keyed by the source file of each *entry* function only,
 so an edit to a helper in another file would leave a stale compiled kernel in use. To rule that
-out, the cache lives in a folder named by a hash of every engine source file: any edit of the
-engine (or an upgrade) starts from a fresh cache.
+out, the cache lives in a folder named by a hash of every engine source file (and of the core
+modules the kernels take constants from): any such edit (or an upgrade) starts from a fresh
+cache.
 """
 
 import os
 
-from ..engine_hash import engine_hash
+from ..core.version import engine_hash
 
 
 def _cache_dir() -> str:

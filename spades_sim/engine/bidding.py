@@ -9,21 +9,6 @@ from numba import njit
 
 from .bits import byte_of_nb, flag_of_nb, wrap_seat_nb
 from .layout import (
-    R_BID_BUMP,
-    R_BIDS_TOTAL_NOT_TRICKS,
-    R_BLIND_BID_MAX,
-    R_BLIND_BID_MIN_DEFICIT,
-    R_BLIND_BIDS,
-    R_BLIND_NIL,
-    R_BLIND_NIL_EXCHANGE,
-    R_BLIND_NIL_MIN_DEFICIT,
-    R_HAND_SIZE,
-    R_MIN_TEAM_BID,
-    R_N_SIDES,
-    R_NIL,
-    R_NIL_EXCHANGE,
-    R_PARTNERSHIP,
-    R_PLAYERS,
     STRATEGY_RANDOM,
 )
 from .strategy_kernels import choose_bid_nb, choose_blind_nb, choose_bump_nb
@@ -37,22 +22,22 @@ def legal_bids_nb(rules, seat, position, bids, blind, zero_is_nil):
     number of tricks. ``min_team_bid``: once the partner has bid (and not nil), the two bids must
     reach the minimum, unless this bid is a nil (``zero_is_nil``: a 0 here would be a nil).
     """
-    hand_size = rules[R_HAND_SIZE]
-    players = rules[R_PLAYERS]
+    hand_size = rules.hand_size
+    players = rules.players
     legal = (2 << hand_size) - 1
-    if rules[R_BIDS_TOTAL_NOT_TRICKS] and position == players - 1:
+    if rules.bids_total_not_tricks and position == players - 1:
         total = 0
         for other in range(players):
             if other != seat:
                 total += byte_of_nb(bids, other)
         if total <= hand_size:
             legal &= ~(1 << (hand_size - total))
-    if rules[R_MIN_TEAM_BID] > 0 and rules[R_PARTNERSHIP]:
+    if rules.min_team_bid > 0 and rules.partnership:
         partner = (seat + 2) & 3
         partner_bid = byte_of_nb(bids, partner)
-        partner_nil = partner_bid == 0 and (rules[R_NIL] != 0 or flag_of_nb(blind, partner) != 0)
+        partner_nil = partner_bid == 0 and (rules.nil != 0 or flag_of_nb(blind, partner) != 0)
         if partner_bid != 0xFF and not partner_nil:
-            need = rules[R_MIN_TEAM_BID] - partner_bid
+            need = rules.min_team_bid - partner_bid
             if need > 0:
                 allowed = ~((1 << need) - 1)
                 if zero_is_nil:
@@ -71,9 +56,9 @@ def blind_allowed_nb(deficit, min_deficit):
 @njit(cache=True, inline="always")
 def deficit_nb(rules, seat, scores):
     """How far the seat's side trails the best other side (negative when ahead)."""
-    side = (seat & 1) if rules[R_PARTNERSHIP] else seat
+    side = (seat & 1) if rules.partnership else seat
     best_other = -(1 << 40)
-    for other in range(rules[R_N_SIDES]):
+    for other in range(rules.n_sides):
         if other != side and scores[other] > best_other:
             best_other = scores[other]
     return best_other - scores[side]
@@ -94,13 +79,13 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
     order: each bidder's blind choice (only when a blind option is allowed), then its bid (only
     when it looked), then each bump choice in bidding order (``bid_bump``).
     """
-    players = rules[R_PLAYERS]
-    hand_size = rules[R_HAND_SIZE]
-    nil_on = rules[R_NIL] != 0
+    players = rules.players
+    hand_size = rules.hand_size
+    nil_on = rules.nil != 0
     # Without bid constraints every bid is legal: skip computing the masks (the common case).
-    constrained = rules[R_BIDS_TOTAL_NOT_TRICKS] != 0 or rules[R_MIN_TEAM_BID] > 0
+    constrained = rules.bids_total_not_tricks != 0 or rules.min_team_bid > 0
     every_bid = (2 << hand_size) - 1
-    blind_rules = rules[R_BLIND_NIL] != 0 or rules[R_BLIND_BIDS] != 0
+    blind_rules = rules.blind_nil != 0 or rules.blind_bids != 0
     bids = (1 << (8 * players)) - 1  # 255 = not bid yet
     blind = 0
     first = wrap_seat_nb(dealer + 1, players)
@@ -111,20 +96,20 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
         if blind_rules:
             deficit = deficit_nb(rules, seat, scores)
             if kind == STRATEGY_RANDOM or deficit >= blind_floor:
-                blind_nil_ok = rules[R_BLIND_NIL] != 0 and blind_allowed_nb(
-                    deficit, rules[R_BLIND_NIL_MIN_DEFICIT])
+                blind_nil_ok = rules.blind_nil != 0 and blind_allowed_nb(
+                    deficit, rules.blind_nil_min_deficit)
                 if blind_nil_ok and constrained:
                     blind_nil_ok = legal_bids_nb(rules, seat, position, bids, blind, True) & 1 != 0
                 blind_bids = 0
-                if rules[R_BLIND_BIDS] and blind_allowed_nb(deficit,
-                                                            rules[R_BLIND_BID_MIN_DEFICIT]):
+                if rules.blind_bids and blind_allowed_nb(deficit,
+                                                            rules.blind_bid_min_deficit):
                     blind_bids = every_bid
                     if constrained:
                         blind_bids = legal_bids_nb(rules, seat, position, bids, blind, nil_on)
-                    blind_bids &= (2 << rules[R_BLIND_BID_MAX]) - 2
+                    blind_bids &= (2 << rules.blind_bid_max) - 2
                 if blind_nil_ok or blind_bids:
                     partner = (seat + 2) & 3
-                    partner_nil = rules[R_PARTNERSHIP] != 0 and byte_of_nb(bids, partner) == 0 and (
+                    partner_nil = rules.partnership != 0 and byte_of_nb(bids, partner) == 0 and (
                         nil_on or flag_of_nb(blind, partner) != 0
                     )
                     choice, state = choose_blind_nb(kind, params, rates, seat, deficit,
@@ -142,11 +127,11 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
                 raise ValueError("a strategy made a bid the rules do not allow")
         bids = (bids & ~(0xFF << (8 * seat))) | (bid << (8 * seat))
     bumped = 0
-    if rules[R_BID_BUMP]:
+    if rules.bid_bump:
         for position in range(players):
             seat = wrap_seat_nb(first + position, players)
             bid = byte_of_nb(bids, seat)
-            nil = bid == 0 and (rules[R_NIL] != 0 or flag_of_nb(blind, seat) != 0)
+            nil = bid == 0 and (rules.nil != 0 or flag_of_nb(blind, seat) != 0)
             if nil or flag_of_nb(blind, seat) or bid >= hand_size:
                 continue
             bump, state = choose_bump_nb(rules, byte_of_nb(kinds_packed, seat), params, rates[2],
@@ -165,17 +150,17 @@ def exchange_size_nb(rules, seat, bids, blind):
     (also when the partner bid a plain nil); a plain nil bidder whose partner bid no nil at all
     passes ``nil_exchange``. Two blind nils, or two plain nils, never exchange.
     """
-    if not rules[R_PARTNERSHIP]:
+    if not rules.partnership:
         return 0
     partner = (seat + 2) & 3
-    nil_on = rules[R_NIL] != 0
+    nil_on = rules.nil != 0
     seat_zero = byte_of_nb(bids, seat) == 0
     partner_zero = byte_of_nb(bids, partner) == 0
     seat_blind_nil = seat_zero and flag_of_nb(blind, seat) != 0
     partner_blind_nil = partner_zero and flag_of_nb(blind, partner) != 0
     partner_nil = partner_zero and (nil_on or partner_blind_nil)
     if seat_blind_nil:
-        return 0 if partner_blind_nil else rules[R_BLIND_NIL_EXCHANGE]
+        return 0 if partner_blind_nil else rules.blind_nil_exchange
     if seat_zero and nil_on and not partner_nil:
-        return rules[R_NIL_EXCHANGE]
+        return rules.nil_exchange
     return 0

@@ -4,7 +4,6 @@ the two-player draw deal."""
 from numba import njit
 
 from .bits import HONOURS_KQJ_MASK, TRUMP_MASK, byte_of_nb, lowest_card, popcount, wrap_seat_nb
-from .layout import R_DECK_MASK, R_HAND_SIZE, R_MISDEAL_REDEAL, R_PLAYERS
 from .rng import bounded_nb
 from .strategy_kernels import choose_keep_nb
 
@@ -12,8 +11,8 @@ from .strategy_kernels import choose_keep_nb
 @njit(cache=True, inline="always")
 def ordered_deck_nb(rules, deck):
     """Write the rules' deck in ascending order at ``deck[n:2n]``; return ``n``."""
-    n_cards = popcount(rules[R_DECK_MASK])
-    mask = rules[R_DECK_MASK]
+    n_cards = popcount(rules.deck_mask)
+    mask = rules.deck_mask
     position = n_cards
     while mask:
         deck[position] = lowest_card(mask)
@@ -50,8 +49,8 @@ def shuffle_deal_nb(rules, state, deck, n_cards):
     ``misdeal_redeal`` the whole procedure repeats, on the same stream, while some hand has no
     trump or no K, Q or J.
     """
-    players = rules[R_PLAYERS]
-    hand_size = rules[R_HAND_SIZE]
+    players = rules.players
+    hand_size = rules.hand_size
     while True:
         state = shuffle_nb(state, deck, n_cards)
         hand0 = 0
@@ -65,7 +64,7 @@ def shuffle_deal_nb(rules, state, deck, n_cards):
                 hand2 |= 1 << deck[2 * hand_size + k]
             if players > 3:
                 hand3 |= 1 << deck[3 * hand_size + k]
-        if not rules[R_MISDEAL_REDEAL] or not (
+        if not rules.misdeal_redeal or not (
             _misdealt_nb(hand0) or _misdealt_nb(hand1) or _misdealt_nb(hand2)
             or (players == 4 and _misdealt_nb(hand3))
         ):
@@ -97,7 +96,7 @@ def draw_deal_nb(rules, kinds_packed, params, keep_rates, dealer, deal_state, pl
         seat = first if turn == 0 else 1 - first
         kind = byte_of_nb(kinds_packed, seat)
         hand = 0
-        for pair in range(rules[R_HAND_SIZE]):
+        for pair in range(rules.hand_size):
             face_up = deck[26 * turn + 2 * pair]
             face_down = deck[26 * turn + 2 * pair + 1]
             keep, play_state = choose_keep_nb(kind, params, keep_rates, seat, face_up, play_state)

@@ -1,9 +1,9 @@
 """In-kernel PRNG: wyrand, seeded per hand through the splitmix64 finalizer. The draw contract.
 
-Draw contract (``reference.py`` follows it exactly):
+Draw contract (``reference/stream.py`` follows it exactly):
 
 * A run has two 64-bit keys, one for the *deal stream* and one for the *play stream*
-  (``api.stream_keys``: ``SeedSequence(seed).generate_state(2, uint64)``).
+  (``core/seeding.py``: ``SeedSequence(seed, spawn_key=(0,)).generate_state(2, uint64)``).
 * Every hand (and every game's first-dealer draw) gets a fresh generator per stream, seeded from
   the stream key and a key index ``k``: ``state = mix(key + (k + 1) * 0x9E3779B97F4A7C15)``
   (mod 2**64), where ``mix`` is the splitmix64 finalizer. Independent hands use ``k = hand_id``;

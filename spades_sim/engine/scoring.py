@@ -11,21 +11,6 @@ from .layout import (
     DOUBLE_NIL_ADDITIVE,
     DOUBLE_NIL_FIXED,
     FAILED_NIL_COUNT_TOWARD_BID,
-    R_BAG_LIMIT,
-    R_BAG_PENALTY,
-    R_BLIND_BID_BONUS_PER_TRICK,
-    R_BLIND_NIL_BONUS,
-    R_DOUBLE_NIL,
-    R_DOUBLE_NIL_BONUS,
-    R_FAILED_NIL_TRICKS,
-    R_N_SIDES,
-    R_NIL,
-    R_NIL_BONUS,
-    R_OVERTRICK_POINTS,
-    R_PARTNERSHIP,
-    R_PLAYERS,
-    R_SET_PENALTY,
-    R_TEN_FOR_TWO_HUNDRED,
     SET_PER_BID,
 )
 
@@ -41,8 +26,8 @@ def score_side_nb(rules, side, bids, blind, tricks, bags_before):
     bags under ``bags_only``; blind number bids made exactly; then the bag counter and its
     penalty each time it reaches ``bag_limit``.
     """
-    players = rules[R_PLAYERS]
-    partnership = rules[R_PARTNERSHIP] != 0
+    players = rules.players
+    partnership = rules.partnership != 0
     contract = 0
     contract_tricks = 0
     points = 0
@@ -51,15 +36,15 @@ def score_side_nb(rules, side, bids, blind, tricks, bags_before):
     n_nil_made = 0
     nil_bonus_sum = 0
     nil_points = 0
-    count_toward = rules[R_FAILED_NIL_TRICKS] == FAILED_NIL_COUNT_TOWARD_BID
+    count_toward = rules.failed_nil_tricks == FAILED_NIL_COUNT_TOWARD_BID
     for seat in range(players):
         if ((seat & 1) if partnership else seat) != side:
             continue
         bid = byte_of_nb(bids, seat)
         taken = byte_of_nb(tricks, seat)
         is_blind = flag_of_nb(blind, seat) != 0
-        if bid == 0 and (rules[R_NIL] != 0 or is_blind):
-            bonus = rules[R_BLIND_NIL_BONUS] if is_blind else rules[R_NIL_BONUS]
+        if bid == 0 and (rules.nil != 0 or is_blind):
+            bonus = rules.blind_nil_bonus if is_blind else rules.nil_bonus
             n_nil += 1
             nil_bonus_sum += bonus
             if taken == 0:
@@ -77,42 +62,42 @@ def score_side_nb(rules, side, bids, blind, tricks, bags_before):
             contract += bid
             contract_tricks += taken
             if is_blind and bid > 0:
-                blind_bonus = rules[R_BLIND_BID_BONUS_PER_TRICK] * bid
+                blind_bonus = rules.blind_bid_bonus_per_trick * bid
                 points += blind_bonus if taken == bid else -blind_bonus
     if n_nil == 2:
-        mode = rules[R_DOUBLE_NIL]
+        mode = rules.double_nil
         if mode == DOUBLE_NIL_ADDITIVE:
             points += nil_points
         elif mode == DOUBLE_NIL_FIXED:
             if n_nil_made == 2:
-                points += rules[R_DOUBLE_NIL_BONUS]
+                points += rules.double_nil_bonus
             elif n_nil_made == 0:
-                points -= rules[R_DOUBLE_NIL_BONUS]
+                points -= rules.double_nil_bonus
         elif n_nil_made == 2:  # doubled_no_penalty
             points += 2 * nil_bonus_sum
     else:
         points += nil_points
     if contract > 0:
-        big = rules[R_TEN_FOR_TWO_HUNDRED] != 0 and contract >= 10
+        big = rules.ten_for_two_hundred != 0 and contract >= 10
         if contract_tricks >= contract:
             overtricks = contract_tricks - contract
-            points += (200 if big else 10 * contract) + overtricks * rules[R_OVERTRICK_POINTS]
+            points += (200 if big else 10 * contract) + overtricks * rules.overtrick_points
             bags += overtricks
         elif big:
             points -= 200
-        elif rules[R_SET_PENALTY] == SET_PER_BID:
+        elif rules.set_penalty == SET_PER_BID:
             points -= 10 * contract
         else:
             points -= 10 * (contract - contract_tricks)
     else:
         # A side with no contract takes every contract trick as an overtrick.
-        points += contract_tricks * rules[R_OVERTRICK_POINTS]
+        points += contract_tricks * rules.overtrick_points
         bags += contract_tricks
     bags_after = bags_before + bags
-    limit = rules[R_BAG_LIMIT]
+    limit = rules.bag_limit
     if limit > 0:
         while bags_after >= limit:
-            points -= rules[R_BAG_PENALTY]
+            points -= rules.bag_penalty
             bags_after -= limit
     return points, bags_after
 
@@ -132,14 +117,14 @@ def score_hand_nb(rules, bids, blind, tricks, bags_before, delta_out, bags_after
 
     The array front door to ``score_side_nb`` for tests and tools (not used in the hot loop).
     """
-    players = rules[R_PLAYERS]
+    players = rules.players
     blind_bits = 0
     for seat in range(players):
         if blind[seat]:
             blind_bits |= 1 << seat
     packed_bids = pack_seats_nb(bids, players)
     packed_tricks = pack_seats_nb(tricks, players)
-    for side in range(rules[R_N_SIDES]):
+    for side in range(rules.n_sides):
         delta, bags_after = score_side_nb(rules, side, packed_bids, blind_bits, packed_tricks,
                                           bags_before[side])
         delta_out[side] = delta

@@ -18,15 +18,16 @@ For each card decision with more than one distinct option, ``mc_card_nb``:
 Equivalent cards (the same suit with no unseen card between them) are one candidate, the
 lowest; a single candidate is played without sampling. The searches draw from their own
 stream (``search_key``, see ``simulate.py``), so an ``mc`` seat never shifts the play-stream
-draws of the others. ``reference.py`` mirrors all of it.
+draws of the others. ``reference/search.py`` mirrors all of it.
 
 Bidding, blind bids, bumps, passes and the draw deal's keep choice are the heuristic's, with the
-same parameter slots (``layout.MC_PARAM_NAMES``).
+same parameter slots (``core/strategies.py``).
 """
 
 import numpy as np
 from numba import njit, types
 
+from ..core.rules import KernelRules
 from .bits import TRUMP_MASK, byte_of_nb, flag_of_nb, lowest_card, wrap_seat_nb
 from .layout import (
     N_PARAMS,
@@ -35,13 +36,6 @@ from .layout import (
     P_NIL_THRESHOLD,
     P_SAMPLE_TRIES,
     P_SAMPLES,
-    R_BROKEN_BY_FORCED_LEAD,
-    R_DECK_MASK,
-    R_HAND_SIZE,
-    R_N_SIDES,
-    R_PARTNERSHIP,
-    R_PLAYERS,
-    RULE_SLOTS,
 )
 from .rng import bounded_nb
 from .scoring import score_side_nb
@@ -52,7 +46,7 @@ from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_
 # numba's type inference would otherwise compile a copy for every literal type it meets on the
 # way (``Literal[int](0)`` before ``int64``), several times the compile time of one.
 _I64, _U64, _BOOL = types.int64, types.uint64, types.boolean
-_RULES = types.UniTuple(types.int64, len(RULE_SLOTS))
+_RULES = types.NamedUniTuple(types.int64, len(KernelRules._fields), KernelRules)
 _PARAMS = types.UniTuple(types.float64, N_PARAMS)
 _FACTS = types.UniTuple(types.int64, 3)
 _PER_SIDE = types.UniTuple(types.int64, 4)
@@ -87,8 +81,8 @@ def playout_nb(rules, play_bits, facts, hands, leader, n_played, led_mask, winni
     (``card_strength_nb``) and seat so far. Returns the packed tricks at the end of the hand. A
     leader's played cards are taken as every card of the deck in no holding.
     """
-    players = rules[R_PLAYERS]
-    hand_size = rules[R_HAND_SIZE]
+    players = rules.players
+    hand_size = rules.hand_size
     position = n_played
     led_side_suit = (led_mask & TRUMP_MASK) == 0
     while True:
@@ -111,7 +105,7 @@ def playout_nb(rules, play_bits, facts, hands, leader, n_played, led_mask, winni
         if trick_index == hand_size:
             return tricks
         hand = hands[leader]
-        played_mask = rules[R_DECK_MASK] & ~(hands[0] | hands[1] | hands[2] | hands[3])
+        played_mask = rules.deck_mask & ~(hands[0] | hands[1] | hands[2] | hands[3])
         legal = lead_mask_nb(rules, hand, spades_broken, trick_index)
         card = playout_card_nb(rules, play_bits, leader, hand, legal, 0, leader, -1, -1, facts,
                                tricks, played_mask)
@@ -119,7 +113,7 @@ def playout_nb(rules, play_bits, facts, hands, leader, n_played, led_mask, winni
         led_mask = suit_mask_of_card_nb(card)
         led_side_suit = (led_mask & TRUMP_MASK) == 0
         spades_broken |= ((card >= 39) & ((hand & ~TRUMP_MASK) == 0)
-                          & (rules[R_BROKEN_BY_FORCED_LEAD] != 0))
+                          & (rules.broken_by_forced_lead != 0))
         winning_seat = leader
         winning_strength = card_strength_nb(card, led_mask)
         position = 1
@@ -129,7 +123,7 @@ def playout_nb(rules, play_bits, facts, hands, leader, n_played, led_mask, winni
 def bids_agree_nb(rules, seat_params, seat, sampled, played_by, bids, blind):
     """Whether a sample agrees with the other seats' bids (see the module docstring)."""
     tolerance = seat_params[P_BID_TOLERANCE]
-    for other in range(rules[R_PLAYERS]):
+    for other in range(rules.players):
         if other == seat or flag_of_nb(blind, other):
             continue
         estimate = estimate_tricks_nb(rules, seat_params, sampled[other] | played_by[other])
@@ -157,7 +151,7 @@ def sample_hands_nb(rules, seat_params, seat, unseen, counts, voids, played_by, 
     ``sample_tries`` tries; the first that also agrees with the bids is taken, else the last
     that respected the voids, else (none did) the last shuffle dealt in seat order.
     """
-    players = rules[R_PLAYERS]
+    players = rules.players
     n_pool = 0
     cards = unseen
     while cards:
@@ -261,15 +255,15 @@ def mc_card_nb(rules, seat_params, play_bits, facts, seat, hand, legal, n_in_tri
     4-tuple); the trick in progress is ``n_in_trick`` cards led by ``leader`` (``led_mask``,
     winning strength and seat; when leading, ``led_mask`` and the rest are ignored).
     """
-    players = rules[R_PLAYERS]
-    n_sides = rules[R_N_SIDES]
+    players = rules.players
+    n_sides = rules.n_sides
     seen = hand | played_by[0] | played_by[1] | played_by[2] | played_by[3]
-    unseen = rules[R_DECK_MASK] & ~seen
+    unseen = rules.deck_mask & ~seen
     options = candidates_nb(legal, unseen)
     if (options & (options - 1)) == 0:
         return lowest_card(options), state
     counts = np.zeros(4, dtype=np.int64)
-    cards_left = rules[R_HAND_SIZE] - trick_index
+    cards_left = rules.hand_size - trick_index
     for other in range(players):
         if other != seat:
             played_now = wrap_seat_nb(other - leader + players, players) < n_in_trick
@@ -279,7 +273,7 @@ def mc_card_nb(rules, seat_params, play_bits, facts, seat, hand, legal, n_in_tri
     backup = np.zeros(4, dtype=np.int64)
     hands = np.zeros(4, dtype=np.int64)
     totals = np.zeros(64, dtype=np.int64)
-    side = (seat & 1) if rules[R_PARTNERSHIP] else seat
+    side = (seat & 1) if rules.partnership else seat
     for _ in range(int(seat_params[P_SAMPLES])):
         state = sample_hands_nb(rules, seat_params, seat, unseen, counts, voids, played_by, bids,
                                 blind, pool, sampled, backup, state)
@@ -295,7 +289,7 @@ def mc_card_nb(rules, seat_params, play_bits, facts, seat, hand, legal, n_in_tri
                 strength = card_strength_nb(card, trick_led)
                 best_seat = seat
                 broken = spades_broken | ((card >= 39) & ((hand & ~TRUMP_MASK) == 0)
-                                          & (rules[R_BROKEN_BY_FORCED_LEAD] != 0))
+                                          & (rules.broken_by_forced_lead != 0))
             else:
                 trick_led = led_mask
                 strength = card_strength_nb(card, led_mask)

@@ -3,7 +3,7 @@
 ``simulate_hands_nb`` and ``play_games_nb`` are the kernels the Python layer calls; both run the
 one hand loop in ``_run_nb``. They take the rules tuple, the strategy kinds (a tuple, one per
 seat) and parameter vectors (a tuple of tuples), the two stream keys (``rng.py`` documents the
-draw contract) and a namedtuple of output arrays (``records.py``).
+draw contract) and a namedtuple of output arrays (``core/schema.py``).
 
 Why one long loop: numba reference-counts every array handed to a function, with atomic
 instructions, and that cost dominated the first version of this engine. So arrays are touched
@@ -27,20 +27,6 @@ from .layout import (
     P_BLIND_NIL_RATE,
     P_BUMP_RATE,
     P_KEEP_RATE,
-    R_BLIND_NIL_EXCHANGE,
-    R_BROKEN_BY_FORCED_LEAD,
-    R_DEAL,
-    R_FIRST_LEADER,
-    R_HAND_CAP,
-    R_HAND_SIZE,
-    R_HAS_MERCY,
-    R_MAX_HANDS,
-    R_MERCY,
-    R_N_SIDES,
-    R_NIL_EXCHANGE,
-    R_PARTNERSHIP,
-    R_PLAYERS,
-    R_TARGET,
     SEARCH_KEY_XOR,
     STRATEGY_MC,
     STRATEGY_RANDOM,
@@ -72,7 +58,7 @@ def game_over_nb(rules, scores):
     or below ``mercy`` ends it (highest wins, a tie is a tie: winner -1). ``max_hands`` and
     ``hand_cap`` are checked by the caller, which counts hands.
     """
-    n_sides = rules[R_N_SIDES]
+    n_sides = rules.n_sides
     top = scores[0]
     low = scores[0]
     leader = 0
@@ -87,9 +73,9 @@ def game_over_nb(rules, scores):
         if scores[side] == top:
             n_top += 1
     unique_leader = leader if n_top == 1 else -1
-    if top >= rules[R_TARGET] and n_top == 1:
+    if top >= rules.target and n_top == 1:
         return True, leader
-    if rules[R_HAS_MERCY] and low <= rules[R_MERCY]:
+    if rules.has_mercy and low <= rules.mercy:
         return True, unique_leader
     return False, unique_leader
 
@@ -111,10 +97,10 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     numba compiles that copy the first time an ``mc`` seat plays.
     """
     capacity = out.hand_id.shape[0]
-    players = rules[R_PLAYERS]
-    hand_size = rules[R_HAND_SIZE]
-    n_sides = rules[R_N_SIDES]
-    first_leader_mode = rules[R_FIRST_LEADER]
+    players = rules.players
+    hand_size = rules.hand_size
+    n_sides = rules.n_sides
+    first_leader_mode = rules.first_leader
     # Per-seat kinds packed 8 bits per seat: indexing the tuple by a runtime seat would compile
     # to an indirect jump per card played.
     kinds_packed = 0
@@ -132,8 +118,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     play_packed = play_bits_nb(kinds, params)
     search_key = play_key ^ _SEARCH_KEY_XOR
     played_by = np.zeros(4, dtype=np.int64)  # each seat's cards played this hand (for mc)
-    exchanges_possible = rules[R_PARTNERSHIP] != 0 and (
-        rules[R_BLIND_NIL_EXCHANGE] > 0 or rules[R_NIL_EXCHANGE] > 0
+    exchanges_possible = rules.partnership != 0 and (
+        rules.blind_nil_exchange > 0 or rules.nil_exchange > 0
     )
     deck = np.zeros(108, dtype=np.int64)
     n_cards = ordered_deck_nb(rules, deck)
@@ -147,7 +133,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
         dealer = key_index % players
         first_dealer = 0
         if games_mode:
-            if capacity - row < rules[R_HAND_CAP]:
+            if capacity - row < rules.hand_cap:
                 return unit, row
             game_id = first_unit + unit
             key_index = (game_id << GAME_SHIFT) + 1
@@ -164,7 +150,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             search_state = _NO_STATE
             if search:
                 search_state = seed_nb(search_key, key_index)
-            if rules[R_DEAL] == DEAL_DRAW:
+            if rules.deal == DEAL_DRAW:
                 hand0, hand1, deal_state, play_state = draw_deal_nb(
                     rules, kinds_packed, params, keep_rates, dealer, deal_state, play_state, deck,
                     n_cards,
@@ -277,7 +263,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     led_suit = suit_index_nb(card)
                 # A spade led from an all-spade hand breaks spades (broken_by_forced_lead).
                 spades_broken |= ((card >= 39) & ((hand & ~TRUMP_MASK) == 0)
-                                  & (rules[R_BROKEN_BY_FORCED_LEAD] != 0))
+                                  & (rules.broken_by_forced_lead != 0))
                 led_side_suit = (led_mask & TRUMP_MASK) == 0
                 winning_seat = leader
                 winning_strength = card_strength_nb(card, led_mask)
@@ -348,9 +334,9 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
 
             # -- end of game? -----------------------------------------------------------------
             over, winner = game_over_nb(rules, (scores[0], scores[1], scores[2], scores[3]))
-            if not over and rules[R_MAX_HANDS] > 0 and n_hands >= rules[R_MAX_HANDS]:
+            if not over and rules.max_hands > 0 and n_hands >= rules.max_hands:
                 over = True
-            elif not over and n_hands >= rules[R_HAND_CAP]:
+            elif not over and n_hands >= rules.hand_cap:
                 over = True
                 winner = -1  # a game not over after hand_cap hands is a draw
             if over:

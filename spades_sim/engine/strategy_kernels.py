@@ -1,8 +1,8 @@
 """Strategy decisions inside the kernel: bids and card choices of every strategy kind.
 
 A strategy is an integer kind plus a float parameter vector; the kernels dispatch on the kind,
-so a new parameter value never recompiles. ``strategies.py`` documents the parameters;
-``reference.py`` mirrors every decision here line for line.
+so a new parameter value never recompiles. ``core/strategies.py`` documents the parameters;
+``reference/strategies.py`` mirrors every decision here line for line.
 
 The hand state reaches these functions as scalars only (no arrays, hence no reference counting
 in the hot loop): ``bids`` and ``tricks`` are packed 8 bits per seat (an unbid seat reads 255),
@@ -63,17 +63,6 @@ from .layout import (
     PLAY_COVER_NIL,
     PLAY_KEEP_BAGS,
     PLAY_SET_SHIFT,
-    R_BAG_LIMIT,
-    R_DEAL,
-    R_DECK,
-    R_DECK_MASK,
-    R_HAND_SIZE,
-    R_N_SIDES,
-    R_NIL,
-    R_PARTNERSHIP,
-    R_PLAYERS,
-    R_TARGET,
-    R_TRUMP_SHARE,
     RATE_ONE,
     STRATEGY_RANDOM,
 )
@@ -84,7 +73,7 @@ from .trick import winning_cards_nb
 @njit(cache=True, inline="always")
 def is_nil_nb(rules, bids, blind, seat):
     """The seat's bid is a nil (0 with nil on) or a blind nil (a blind 0)."""
-    return byte_of_nb(bids, seat) == 0 and (rules[R_NIL] != 0 or flag_of_nb(blind, seat) != 0)
+    return byte_of_nb(bids, seat) == 0 and (rules.nil != 0 or flag_of_nb(blind, seat) != 0)
 
 
 # The side-suit aces and kings (clubs, diamonds, hearts): a nil feature.
@@ -135,7 +124,7 @@ def prefer_side_suits_nb(mask):
 
 @njit(cache=True, inline="always")
 def estimate_tricks_nb(rules, params, hand):
-    """Heuristic trick estimate of a hand (see ``strategies.py`` for the parameters).
+    """Heuristic trick estimate of a hand (see ``core/strategies.py`` for the parameters).
 
     Side suits: an ace counts ``ace``, a king with at least one guard ``king``, a queen with at
     least two guards ``queen``, each card beyond the fourth ``long_suit``. Trumps: the deck's
@@ -163,19 +152,19 @@ def estimate_tricks_nb(rules, params, hand):
         estimate += params[P_LONG_SUIT] * max(length - 4, 0)
     trumps = hand & TRUMP_MASK
     n_trumps = popcount(trumps)
-    top = 53 if rules[R_DECK] == DECK_JOKERS else 51  # the highest trump of the deck
+    top = 53 if rules.deck == DECK_JOKERS else 51  # the highest trump of the deck
     honours = (
         ((trumps >> top) & 1)
         + (((trumps >> (top - 1)) & 1) & (n_trumps >= 2))
         + (((trumps >> (top - 2)) & 1) & (n_trumps >= 3))
     )
     estimate += params[P_TRUMP_HONOUR] * honours
-    estimate += params[P_LONG_SPADE] * max(n_trumps - rules[R_TRUMP_SHARE], 0)
+    estimate += params[P_LONG_SPADE] * max(n_trumps - rules.trump_share, 0)
     estimate += params[P_RUFF] * max(min(n_trumps - honours, ruff_chances), 0)
-    if rules[R_DEAL] == DEAL_DRAW:
+    if rules.deal == DEAL_DRAW:
         return estimate * params[P_DRAW_SCALE]
-    if rules[R_PLAYERS] != 4:  # (a float division, skipped in the common case)
-        return estimate * (4.0 / rules[R_PLAYERS])
+    if rules.players != 4:  # (a float division, skipped in the common case)
+        return estimate * (4.0 / rules.players)
     return estimate
 
 
@@ -316,7 +305,7 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, sc
     4-tuples); when that bid is not
     allowed, the nearest allowed one (above first), and nil only as a last resort.
     """
-    hand_size = rules[R_HAND_SIZE]
+    hand_size = rules.hand_size
     if kind == STRATEGY_RANDOM:
         low = (random_bids >> (16 * seat)) & 0xFF
         high = (random_bids >> (16 * seat + 8)) & 0xFF
@@ -330,10 +319,10 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, sc
     estimate = estimate_tricks_nb(rules, seat_params, hand)
     # Unbid seats read 255, so this sees only a nil the partner has already bid.
     partner_bid = 255
-    if rules[R_PARTNERSHIP] != 0:
+    if rules.partnership != 0:
         partner_bid = byte_of_nb(bids, (seat + 2) & 3)
     if (
-        rules[R_NIL]
+        rules.nil
         and partner_bid != 0
         and (partner_bid == 255 or partner_bid >= seat_params[P_NIL_PARTNER_MIN])
         and estimate <= seat_params[P_NIL_THRESHOLD]
@@ -360,21 +349,21 @@ def score_adjustment_nb(rules, seat_params, seat, scores, bags):
     within ``bag_guard`` bags of the bag limit (a higher bid leaves fewer overtricks); at the
     end of a game (``endgame_points`` > 0), ``endgame_safe`` when its side leads and is within
     ``endgame_points`` of the target, else ``endgame_push`` when a side ahead of it is."""
-    side = (seat & 1) if rules[R_PARTNERSHIP] else seat
+    side = (seat & 1) if rules.partnership else seat
     adjustment = 0.0
     guard = seat_params[P_BAG_GUARD]
-    if guard > 0 and rules[R_BAG_LIMIT] > 0 and bags[side] >= rules[R_BAG_LIMIT] - guard:
+    if guard > 0 and rules.bag_limit > 0 and bags[side] >= rules.bag_limit - guard:
         adjustment += seat_params[P_BAG_GUARD_BOOST]
     window = seat_params[P_ENDGAME_POINTS]
     if window > 0:
         own = scores[side]
         best_other = -(1 << 40)
-        for other in range(rules[R_N_SIDES]):
+        for other in range(rules.n_sides):
             if other != side and scores[other] > best_other:
                 best_other = scores[other]
-        if own > best_other and rules[R_TARGET] - own <= window:
+        if own > best_other and rules.target - own <= window:
             adjustment += seat_params[P_ENDGAME_SAFE]
-        elif best_other > own and rules[R_TARGET] - best_other <= window:
+        elif best_other > own and rules.target - best_other <= window:
             adjustment += seat_params[P_ENDGAME_PUSH]
     return adjustment
 
@@ -482,8 +471,8 @@ def hand_facts_nb(rules, bids, blind):
     ``other`` of nibble ``seat`` set when ``other`` is on the seat's side and not nil (whose
     tricks count toward that contract).
     """
-    players = rules[R_PLAYERS]
-    partnership = rules[R_PARTNERSHIP] != 0
+    players = rules.players
+    partnership = rules.partnership != 0
     nil_bits = 0
     for seat in range(players):
         if is_nil_nb(rules, bids, blind, seat):
@@ -512,9 +501,9 @@ def keep_winning_nb(rules, play_bits, seat, facts, tricks):
     if set_margin < 0:
         return False
     _, contracts, contract_seats = facts
-    players = rules[R_PLAYERS]
-    partnership = rules[R_PARTNERSHIP] != 0
-    left = rules[R_HAND_SIZE] - (((tricks * 0x01010101) >> 24) & 0xFF)
+    players = rules.players
+    partnership = rules.partnership != 0
+    left = rules.hand_size - (((tricks * 0x01010101) >> 24) & 0xFF)
     for offset in range(1, players):
         other = wrap_seat_nb(seat + offset, players)
         if partnership and (other & 1) == (seat & 1):
@@ -535,8 +524,8 @@ def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, w
     """The heuristic's card (see ``choose_card_nb``); deterministic. ``facts`` is the tuple
     ``hand_facts_nb`` returns; ``play_bits`` the seat's byte of ``play_bits_nb``."""
     nil_bits, contracts, contract_seats = facts
-    players = rules[R_PLAYERS]
-    partnership = rules[R_PARTNERSHIP] != 0
+    players = rules.players
+    partnership = rules.partnership != 0
     leading = n_in_trick == 0
     winners = 0
     if not leading:
@@ -599,7 +588,7 @@ def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, w
     if taken < contract or (play_bits & PLAY_AFTER_CONTRACT
                             and keep_winning_nb(rules, play_bits, seat, facts, tricks)):
         if leading:
-            unseen = rules[R_DECK_MASK] & ~played_mask & ~hand
+            unseen = rules.deck_mask & ~played_mask & ~hand
             for suit in range(4):
                 cards = legal & suit_mask_nb(suit)
                 if cards:

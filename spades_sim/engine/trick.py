@@ -4,7 +4,6 @@ from numba import njit
 
 from .bits import TRUMP_MASK, suit_mask_nb, suit_of_nb
 from .layout import (
-    R_SPADES_LEAD,
     SPADES_LEAD_AFTER_FIRST_TRICK,
     SPADES_LEAD_ANYTIME,
 )
@@ -17,7 +16,7 @@ def lead_mask_nb(rules, hand, spades_broken, trick_index):
     Trumps only when ``spades_lead`` allows it (``anytime``; ``after_first_trick`` from the
     second trick; ``broken`` once broken) or when the hand holds nothing else.
     """
-    mode = rules[R_SPADES_LEAD]
+    mode = rules.spades_lead
     side_cards = hand & ~TRUMP_MASK
     trumps_allowed = (
         spades_broken

@@ -1,69 +1,16 @@
-"""Result arrays -> tidy pandas DataFrames (one row per hand and seat; one row per game)."""
+"""Record arrays -> the tidy table of a run: one row per hand, seat and configuration.
+
+The one tidy-frame builder: the command line's summaries, the Parquet dataset and the reports all
+read frames made here, in the schema of ``core.schema.TIDY_COLUMNS``.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..api import Run
+from ..core.schema import TIDY_COLUMNS
 
-
-def seat_frame(run: Run) -> pd.DataFrame:
-    """One row per hand and seat: ids, seat, side, strategy, bid, blind, nil, tricks, and the
-    side's contract, contract tricks, score delta and bags after the hand."""
-    hands = run.hands
-    rules = run.rules
-    players = rules.players
-    n_hands = len(hands.hand_id)
-    seats = np.tile(np.arange(players), n_hands)
-    sides = seats % 2 if rules.partnership else seats
-    rows = np.repeat(np.arange(n_hands), players)
-    bids = hands.bids[:, :players].reshape(-1).astype(np.int64)
-    blind = hands.blind[:, :players].reshape(-1).astype(bool)
-    tricks = hands.tricks[:, :players].reshape(-1).astype(np.int64)
-    nil = (bids == 0) & (rules.nil | blind)
-    frame = pd.DataFrame(
-        {
-            "hand_id": hands.hand_id[rows],
-            "game_id": hands.game_id[rows],
-            "dealer": hands.dealer[rows].astype(np.int64),
-            "seat": seats,
-            "side": sides,
-            "strategy": pd.Categorical([str(run.strategies[s]) for s in seats]),
-            "bid": bids,
-            "blind": blind,
-            "nil": nil,
-            "tricks": tricks,
-            "score_delta": hands.score_delta[rows, sides].astype(np.int64),
-            "bags_after": hands.bags_after[rows, sides].astype(np.int64),
-        }
-    )
-    # The side's contract (non-nil bids) and contract tricks (non-nil bidders' tricks, plus
-    # failed nils' tricks under failed_nil_tricks = count_toward_bid).
-    contract_part = np.where(nil, 0, bids)
-    counts_toward = ~nil | (rules.failed_nil_tricks == "count_toward_bid")
-    taken_part = np.where(counts_toward, tricks, 0)
-    key = frame["hand_id"].to_numpy() * 8 + sides
-    frame["side_contract"] = pd.Series(contract_part).groupby(key).transform("sum").to_numpy()
-    frame["side_taken"] = pd.Series(taken_part).groupby(key).transform("sum").to_numpy()
-    return frame
-
-
-def game_frame(run: Run) -> pd.DataFrame:
-    """One row per game: id, first dealer, hands played, winner (-1 tie/draw), final scores."""
-    games = run.games
-    data = {
-        "game_id": games.game_id,
-        "first_dealer": games.first_dealer.astype(np.int64),
-        "n_hands": games.n_hands.astype(np.int64),
-        "winner": games.winner.astype(np.int64),
-    }
-    for side in range(run.rules.n_sides):
-        data[f"score_{side}"] = games.final_score[:, side].astype(np.int64)
-    return pd.DataFrame(data)
-
-
-# -- the tidy per-seat schema of run datasets (runner.py writes it, load_run reads it) ----------
 _SUIT_LOW13 = 0x1FFF
 _HONOUR_RANKS = {"aces": 12, "kings": 11, "queens": 10, "jacks": 9}
 
@@ -92,14 +39,6 @@ def hand_features(masks: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-TIDY_COLUMNS = (
-    "config", "duplicate", "chunk", "hand_id", "game_id", "rules", "dealer", "seat", "side",
-    "strategy", "bid", "blind", "nil", "bumped", "tricks", "side_contract", "side_taken",
-    "score_before", "bags_before", "score_delta", "bags_after", "spades", "high_cards", "hcp",
-    "voids", "singletons", "longest", "game_over", "game_winner",
-)
-
-
 def _constant_category(value: str, length: int) -> pd.Categorical:
     return pd.Categorical.from_codes(np.zeros(length, dtype=np.int8), categories=[value])
 
@@ -110,9 +49,13 @@ def _seat_category(names: list[str], seats: np.ndarray) -> pd.Categorical:
     return pd.Categorical.from_codes(codes[seats], categories=categories)
 
 
-def tidy_frame(hands, rules, strategies, *, config: str, duplicate: bool = False,
+def tidy_frame(hands, rules, strategies, *, config: str = "", duplicate: bool = False,
                chunk: int = 0, games=None) -> pd.DataFrame:
-    """One row per hand and seat, in the documented run schema (``TIDY_COLUMNS``).
+    """One row per hand and seat, in the documented run schema (``core.schema.TIDY_COLUMNS``):
+    the one builder of tidy frames, for runs in memory and on disk alike.
+
+    ``hands`` (and ``games``, for whole games) are the record arrays of one configuration,
+    ``strategies`` one per seat; ``config`` names the configuration (default: the preset).
 
     Side columns (``side_contract``, ``side_taken``, scores and bags) repeat the seat's side's
     values; features describe the seat's hand as dealt (before any exchange). With ``games``
@@ -137,7 +80,7 @@ def tidy_frame(hands, rules, strategies, *, config: str, duplicate: bool = False
     features = hand_features(hands.hands[:, :players].reshape(-1))
     frame = pd.DataFrame(
         {
-            "config": _constant_category(config, len(rows)),
+            "config": _constant_category(config or rules.preset_name, len(rows)),
             "duplicate": np.full(len(rows), bool(duplicate)),
             "chunk": np.full(len(rows), chunk, dtype=np.int32),
             "hand_id": hands.hand_id[rows],

@@ -1,31 +1,19 @@
 """The search player ``mc`` of the reference twin: slow, readable, bit for bit with
 ``engine/search.py`` (whose docstring describes the search).
 
-``reference.play_hand`` calls :func:`mc_card` for every card an ``mc`` seat plays, with the
-hand's search stream ``Stream(play_key ^ SEARCH_KEY_XOR, key_index)``.
+``hand.play_hand`` calls :func:`mc_card` for every card an ``mc`` seat plays, with the hand's
+search stream ``Stream(search_key(play_key), key_index)`` (``core/seeding.py``).
 """
 
 from __future__ import annotations
 
-from .cards import suit_of
-from .engine.layout import SEARCH_KEY_XOR
-from .reference import (
-    beats,
-    breaks_spades,
-    choose_card,
-    estimate_tricks,
-    is_nil,
-    legal_cards,
-    lowest,
-    score_side,
-)
-from .rules import Rules
-from .strategies import Strategy
-
-
-def search_key(play_key: int) -> int:
-    """The search stream's key of a run: the play-stream key XOR ``SEARCH_KEY_XOR``."""
-    return int(play_key) ^ SEARCH_KEY_XOR
+from ..core.bidding import is_nil
+from ..core.cards import lowest, suit_of
+from ..core.rules import Rules
+from ..core.scoring import score_side
+from ..core.strategies import Strategy
+from ..core.tricks import beats, breaks_spades, legal_cards
+from .strategies import choose_card, estimate_tricks
 
 
 def suit_index(card: int) -> int:

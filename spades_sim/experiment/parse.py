@@ -16,10 +16,8 @@ the text of the table it belongs to.)
 from __future__ import annotations
 
 import itertools
-import os
 import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -27,98 +25,25 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from .rules import FIELD_NAMES, Rules, RulesError, build_rules
-from .runner import Config, RunError, RunSpec, make_config
-from .strategies import KINDS, StrategyError, parse_strategy
+from ..core.errors import ExperimentError, RulesError, RunError, StrategyError
+from ..core.rules import FIELD_NAMES, Rules, build_rules
+from ..core.strategies import KINDS, parse_strategy
+from ..run import make_config
+from .model import (
+    ANALYSES,
+    CONFIG_KEYS,
+    DEFAULT_CHUNK,
+    GRID_KEYS,
+    MODES,
+    TOP_KEYS,
+    TOURNAMENT_KEYS,
+    ConfigSource,
+    Experiment,
+    TournamentSpec,
+)
 
-EXPERIMENT_COPY = "experiment.toml"  # the copy of the experiment file in its results dir
-MODES = ("hands", "games")
-DEFAULT_CHUNK = {"hands": 100_000, "games": 1000}
-
-# The analyses a report can show, in the order the report shows them (report.py maps each name
-# to its section; this list only validates the file).
-ANALYSES = ("variant_effects", "bid_accuracy", "nil", "games", "strategies")
-
-TOP_KEYS = ("name", "title", "question", "notes", "seed", "hands", "games", "chunk_size",
-            "games_chunk_size", "duplicate", "analyses", "baseline", "config", "grid",
-            "tournament")
-TOURNAMENT_KEYS = ("strategies", "rules", "rule", "games", "hands", "chunk_size")
-TOURNAMENT_DIR = "tournament"  # the tournament's folder in the results dir
-CONFIG_KEYS = ("name", "rules", "rule", "strategy", "strategies")
-GRID_KEYS = ("name", "rules", "rule", "strategy", "strategies", "params")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=,+-]*$")
 _DIR_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-
-
-class ExperimentError(ValueError):
-    """A bad experiment file: one line, ``FILE:LINE: what is wrong``."""
-
-
-@dataclass(frozen=True)
-class ConfigSource:
-    """How the file described one configuration (for the report's setup table)."""
-
-    name: str
-    preset: str
-    overrides: dict
-    strategies: tuple[str, ...]
-    origin: str  # "config" or "grid"
-
-
-@dataclass(frozen=True)
-class TournamentSpec:
-    """The ``[tournament]`` table: a round robin of duplicate matches (``evaluate.tournament``)
-    on the experiment's seed."""
-
-    strategies: tuple[str, ...]
-    rules: str  # the preset
-    rule: tuple[str, ...]  # rule overrides as "field=value" texts
-    unit: str  # "games" or "hands"
-    n: int  # boards per pair (each deal played twice)
-    chunk_size: int
-
-    def sizes(self) -> dict:
-        """The size keywords of ``evaluate.tournament`` and ``evaluate.match``."""
-        return {f"n_{self.unit}": self.n, "chunk_size": self.chunk_size}
-
-
-@dataclass(frozen=True)
-class Experiment:
-    """A parsed, validated experiment file."""
-
-    name: str
-    title: str
-    question: str
-    notes: str
-    seed: int
-    hands: int | None
-    games: int | None
-    chunk_size: int
-    games_chunk_size: int
-    duplicate: bool
-    analyses: tuple[str, ...]
-    baseline: str | None
-    configs: tuple[Config, ...]
-    sources: tuple[ConfigSource, ...]
-    tournament: TournamentSpec | None = None
-    path: str = ""
-    text: str = field(default="", repr=False)
-
-    @property
-    def modes(self) -> tuple[str, ...]:
-        """The runs this experiment plays: ``"hands"``, ``"games"`` or both."""
-        return tuple(m for m in MODES if getattr(self, m) is not None)
-
-    def spec(self, mode: str) -> RunSpec:
-        """The :class:`~spades_sim.runner.RunSpec` of the ``hands`` or ``games`` run."""
-        if mode == "hands":
-            return RunSpec(self.configs, self.seed, n_hands=self.hands,
-                           chunk_size=self.chunk_size, duplicate=self.duplicate)
-        return RunSpec(self.configs, self.seed, n_games=self.games,
-                       chunk_size=self.games_chunk_size, duplicate=self.duplicate)
-
-    def rules_by_config(self) -> dict[str, Rules]:
-        return {c.name: c.rules for c in self.configs}
 
 
 # -- finding a key's line ---------------------------------------------------------------------
@@ -564,72 +489,3 @@ def load_experiment(path) -> Experiment:
     except UnicodeDecodeError as error:
         raise ExperimentError(f"{path}:1: not UTF-8 text ({error.reason})")
     return parse_experiment(text, str(path))
-
-
-# -- running ---------------------------------------------------------------------------------------
-def default_results_dir(experiment: Experiment) -> Path:
-    return Path("results") / experiment.name
-
-
-def run_experiment(experiment: Experiment, out=None, *, jobs: int = 1, backend: str = "loky",
-                   scheduler: str | None = None, quiet: bool = False) -> dict:
-    """Play the experiment's runs into ``out`` (``results/<name>`` by default): ``out/hands``
-    and/or ``out/games``, resumable; a directory holding a different run is refused before
-    anything is played. The experiment file is copied to ``out/experiment.toml``. Returns
-    ``{mode: runner summary}``."""
-    from .runner import execute, prepare_dir
-
-    out = Path(out) if out is not None else default_results_dir(experiment)
-    specs = {mode: experiment.spec(mode) for mode in experiment.modes}
-    folders = {mode: out / mode for mode in specs}
-    tournament = experiment.tournament
-    if tournament is not None:
-        from .evaluate import match_spec, tournament_pairs
-
-        names = list(tournament.strategies)
-        for i, j, where in tournament_pairs(names, out / TOURNAMENT_DIR):
-            specs[where.name] = match_spec(names[i], names[j], tournament.rules,
-                                           seed=experiment.seed,
-                                           rule_overrides=tournament.rule, **tournament.sizes())
-            folders[where.name] = where
-    for name, spec in specs.items():  # refuse any different run before playing anything
-        prepare_dir(spec, folders[name])
-    _write_text_atomic(out / EXPERIMENT_COPY, experiment.text)
-    summaries = {}
-    for mode in experiment.modes:
-        summaries[mode] = execute(specs[mode], folders[mode], jobs=jobs, backend=backend,
-                                  scheduler=scheduler, quiet=quiet)
-    if tournament is not None:
-        summaries[f"tournament {tournament.unit}"] = _play_tournament(
-            experiment, out / TOURNAMENT_DIR, jobs=jobs, backend=backend, scheduler=scheduler,
-            quiet=quiet)
-    return summaries
-
-
-def _play_tournament(experiment: Experiment, out: Path, **options) -> dict:
-    """Play (or resume) the experiment's tournament into ``out``; a runner-like summary."""
-    from .evaluate import tournament
-
-    spec = experiment.tournament
-    result = tournament(spec.strategies, spec.rules, seed=experiment.seed, out=out,
-                        rule_overrides=spec.rule, **spec.sizes(), **options)
-    runs = [m.run for m in result.matches]
-    return {"out": str(out), "played_chunks": sum(r["played_chunks"] for r in runs),
-            "skipped_chunks": sum(r["skipped_chunks"] for r in runs),
-            "units": sum(r["units"] for r in runs), "seconds": sum(r["seconds"] for r in runs)}
-
-
-def load_results_experiment(results_dir) -> Experiment:
-    """The experiment whose results ``results_dir`` holds (from its copy of the file)."""
-    path = Path(results_dir) / EXPERIMENT_COPY
-    if not path.exists():
-        raise ExperimentError(f"{results_dir}: no {EXPERIMENT_COPY}; not the results folder of "
-                              f"an experiment (spades-sim run FILE makes one)")
-    return load_experiment(path)
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)

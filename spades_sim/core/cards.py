@@ -8,6 +8,8 @@ A hand is an ``int64`` bitboard: bit ``card`` is set when the hand holds ``card`
 
 from __future__ import annotations
 
+from .errors import CardError
+
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
 SPADES = 3
@@ -18,6 +20,11 @@ N_CARD_INDICES = 54
 SUIT_MASKS = tuple(((1 << 13) - 1) << (13 * suit) for suit in range(4))
 JOKER_MASK = (1 << LITTLE_JOKER) | (1 << BIG_JOKER)
 STANDARD_DECK_MASK = (1 << 52) - 1
+TRUMP_MASK = SUIT_MASKS[SPADES] | JOKER_MASK  # spades and both jokers
+NON_TRUMP_MASK = SUIT_MASKS[0] | SUIT_MASKS[1] | SUIT_MASKS[2]
+# J, Q and K of every suit (the misdeal check of ``misdeal_redeal``).
+KQJ_MASK = sum(0b0111 << (13 * suit + 9) for suit in range(4))
+TWO_OF_CLUBS = 0
 
 
 def card_text(card: int) -> str:
@@ -31,7 +38,7 @@ def card_text(card: int) -> str:
     if card == BIG_JOKER:
         return "BJ"
     if not 0 <= card < 52:
-        raise ValueError(f"card index {card} is out of range 0..53")
+        raise CardError(f"card index {card} is out of range 0..53")
     return RANKS[card % 13] + SUITS[card // 13]
 
 
@@ -42,7 +49,7 @@ def parse_card(text: str) -> int:
     (51, 0, 53)
     """
     if not isinstance(text, str):
-        raise ValueError(f"unknown card {text!r}")
+        raise CardError(f"unknown card {text!r}")
     upper = text.strip().upper()
     if upper == "LJ":
         return LITTLE_JOKER
@@ -51,7 +58,7 @@ def parse_card(text: str) -> int:
     if len(upper) == 3 and upper.startswith("10"):
         upper = "T" + upper[2]
     if len(upper) != 2 or upper[0] not in RANKS or upper[1] not in SUITS:
-        raise ValueError(f"unknown card {text!r}")
+        raise CardError(f"unknown card {text!r}")
     return SUITS.index(upper[1]) * 13 + RANKS.index(upper[0])
 
 
@@ -62,6 +69,38 @@ def suit_of(card: int) -> int:
     (1, 3)
     """
     return SPADES if card >= 52 else card // 13
+
+
+def rank_of(card: int) -> int:
+    """Rank 0..12 (2..A); LJ = 13 and BJ = 14 outrank every card.
+
+    >>> rank_of(parse_card("AS")), rank_of(parse_card("2D")), rank_of(BIG_JOKER)
+    (12, 0, 14)
+    """
+    return card - 39 if card >= 52 else card % 13
+
+
+def suit_cards(mask: int, suit: int) -> int:
+    """The cards of ``suit`` in ``mask``; the spade suit includes the jokers."""
+    return mask & (TRUMP_MASK if suit == SPADES else SUIT_MASKS[suit])
+
+
+def lowest(mask: int) -> int:
+    """Lowest card index of a non-empty mask.
+
+    >>> lowest(0b1100)
+    2
+    """
+    return (mask & -mask).bit_length() - 1
+
+
+def highest(mask: int) -> int:
+    """Highest card index of a non-empty mask.
+
+    >>> highest(0b1100)
+    3
+    """
+    return mask.bit_length() - 1
 
 
 def mask_of(cards) -> int:

@@ -1,4 +1,6 @@
-"""Per-hand and per-game result arrays (struct of arrays) that the entry kernels fill in place."""
+"""The result schema, defined once: the per-hand and per-game record arrays the entry kernels
+fill in place (struct of arrays), and the columns of the tidy per-seat table that runs write.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +8,13 @@ from collections import namedtuple
 
 import numpy as np
 
-from .engine import layout
+# Sizes of the per-hand record arrays (the largest table: 4 seats, 52 plays).
+MAX_SEATS = 4
+MAX_SIDES = 4
+MAX_PLAYS = 52
+MAX_EXCHANGE = 16  # two teams' exchanges of up to 4 cards each way
 
-HandArrays = namedtuple("HandArrays", layout.HAND_FIELDS)
-GameArrays = namedtuple("GameArrays", layout.GAME_FIELDS)
-
-_SEATS, _SIDES = layout.MAX_SEATS, layout.MAX_SIDES
+_SEATS, _SIDES = MAX_SEATS, MAX_SIDES
 HAND_DTYPES = {
     "hand_id": (np.int64, ()),
     "game_id": (np.int64, ()),
@@ -26,9 +29,9 @@ HAND_DTYPES = {
     "bags_before": (np.int16, (_SIDES,)),
     "score_delta": (np.int32, (_SIDES,)),
     "bags_after": (np.int16, (_SIDES,)),
-    "plays": (np.int8, (layout.MAX_PLAYS,)),  # cards in play order (only when recorded)
-    "play_seats": (np.int8, (layout.MAX_PLAYS,)),
-    "exchange": (np.int8, (layout.MAX_EXCHANGE, 3)),  # [from, to, card], -1 padded
+    "plays": (np.int8, (MAX_PLAYS,)),  # cards in play order (only when recorded)
+    "play_seats": (np.int8, (MAX_PLAYS,)),
+    "exchange": (np.int8, (MAX_EXCHANGE, 3)),  # [from, to, card], -1 padded
 }
 _RECORDED_ONLY = {"plays", "play_seats", "exchange"}
 GAME_DTYPES = {
@@ -39,6 +42,18 @@ GAME_DTYPES = {
     "final_score": (np.int32, (_SIDES,)),
     "final_bags": (np.int16, (_SIDES,)),
 }
+# The arrays travel to the kernels as one named tuple of each kind.
+HandArrays = namedtuple("HandArrays", tuple(HAND_DTYPES))
+GameArrays = namedtuple("GameArrays", tuple(GAME_DTYPES))
+
+# The tidy table of a run (``run/frames.py`` builds it; the Parquet dataset stores it): one row
+# per hand, seat and configuration. ``docs/runs.md`` documents each column.
+TIDY_COLUMNS = (
+    "config", "duplicate", "chunk", "hand_id", "game_id", "rules", "dealer", "seat", "side",
+    "strategy", "bid", "blind", "nil", "bumped", "tricks", "side_contract", "side_taken",
+    "score_before", "bags_before", "score_delta", "bags_after", "spades", "high_cards", "hcp",
+    "voids", "singletons", "longest", "game_over", "game_winner",
+)
 
 
 def allocate_hands(n_rows: int, record_plays: bool) -> HandArrays:

@@ -1,9 +1,10 @@
 """Strategies as data: kinds, named parameter vectors, and parsing ``"heuristic:aggression=0.3"``.
 
 A strategy reaches the kernels as an integer kind and a float64 vector of ``N_PARAMS`` slots per
-seat (``engine.layout``); the kernels dispatch on the kind, so a sweep over parameters never
-recompiles. The decisions themselves live in ``engine/strategy_kernels.py`` (and, slow and
-readable, in ``reference.py``).
+seat; the kernels dispatch on the kind, so a sweep over parameters never recompiles. This module
+is the one table of the kinds and their parameters: a parameter's slot in the vector is its
+place in its kind's list (:func:`slot`). The decisions themselves live in
+``engine/strategy_kernels.py`` (and, slow and readable, in ``reference/strategies.py``).
 """
 
 from __future__ import annotations
@@ -12,11 +13,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .engine import layout
+from .errors import StrategyError
+from .schema import MAX_SEATS
 
-
-class StrategyError(ValueError):
-    """A bad strategy name, parameter name or value (the message names it)."""
+# Strategy kinds: an integer per seat, dispatched inside the kernels.
+STRATEGY_RANDOM = 0
+STRATEGY_HEURISTIC = 1
+STRATEGY_MC = 2  # bids like the heuristic (the same parameter slots); plays by Monte Carlo search
+N_PARAMS = 32  # slots of a seat's parameter vector
+# A random strategy's probabilities become integer thresholds out of RATE_ONE: a choice is made
+# when bounded(RATE_ONE) < round(rate * RATE_ONE).
+RATE_ONE = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -47,7 +54,7 @@ class StrategyKind:
 KINDS: dict[str, StrategyKind] = {
     "random": StrategyKind(
         "random",
-        layout.STRATEGY_RANDOM,
+        STRATEGY_RANDOM,
         "a uniformly random legal card; a uniformly random legal bid in bid_min..bid_max "
         "(0 is nil where nil is on; any legal bid when none there is); every other choice at "
         "random among the legal options",
@@ -64,7 +71,7 @@ KINDS: dict[str, StrategyKind] = {
     ),
     "heuristic": StrategyKind(
         "heuristic",
-        layout.STRATEGY_HEURISTIC,
+        STRATEGY_HEURISTIC,
         "a trick estimator for bidding (weights for high cards by rank and guard, long suits, "
         "trump honours and length, ruffs), an aggression offset, nil and blind-nil triggers, "
         "score awareness (the bag limit, the end of the game), and a play policy that wins "
@@ -128,7 +135,7 @@ KINDS: dict[str, StrategyKind] = {
 }
 KINDS["mc"] = StrategyKind(
     "mc",
-    layout.STRATEGY_MC,
+    STRATEGY_MC,
     "Monte Carlo search for every card: samples the unseen cards consistently with what is "
     "public (cards played, voids shown, bids), plays each distinct card out to the end of the "
     "hand with the heuristic's play at every seat, and plays the card with the best total "
@@ -146,9 +153,16 @@ KINDS["mc"] = StrategyKind(
               True),
     ),
 )
-assert tuple(p.name for p in KINDS["random"].params) == layout.RANDOM_PARAM_NAMES
-assert tuple(p.name for p in KINDS["mc"].params) == layout.MC_PARAM_NAMES
-assert tuple(p.name for p in KINDS["heuristic"].params) == layout.HEURISTIC_PARAM_NAMES
+assert all(len(kind.params) <= N_PARAMS for kind in KINDS.values())
+
+
+def slot(kind: str, name: str) -> int:
+    """The slot of parameter ``name`` in the vector of strategy kind ``kind``.
+
+    >>> slot("random", "bid_min"), slot("heuristic", "aggression"), slot("mc", "samples")
+    (0, 0, 27)
+    """
+    return [param.name for param in KINDS[kind].params].index(name)
 
 
 @dataclass(frozen=True)
@@ -220,7 +234,7 @@ class Strategy:
 
     def vector(self) -> np.ndarray:
         """The float64[N_PARAMS] parameter vector the kernels read."""
-        vector = np.zeros(layout.N_PARAMS, dtype=np.float64)
+        vector = np.zeros(N_PARAMS, dtype=np.float64)
         for slot, param in enumerate(self.kind.params):
             vector[slot] = self.params[param.name]
         return vector
@@ -307,8 +321,8 @@ def seat_strategies(specs, players: int) -> list[Strategy]:
 
 def kernel_arrays(strategies, rules) -> tuple[np.ndarray, np.ndarray]:
     """``(kinds int64[4], params float64[4, N_PARAMS])`` for the kernels, checked against rules."""
-    kinds = np.zeros(layout.MAX_SEATS, dtype=np.int64)
-    params = np.zeros((layout.MAX_SEATS, layout.N_PARAMS), dtype=np.float64)
+    kinds = np.zeros(MAX_SEATS, dtype=np.int64)
+    params = np.zeros((MAX_SEATS, N_PARAMS), dtype=np.float64)
     for seat, strategy in enumerate(strategies):
         if strategy.kind.name == "random" and strategy.params["bid_max"] > rules.hand_size:
             raise StrategyError(

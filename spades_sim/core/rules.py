@@ -1,21 +1,44 @@
 """Rules as data: the frozen, validated ``Rules`` dataclass, the named presets, the kernel tuple.
 
-Every field of ``../shared/spec/rules.md`` is a field here with the default of ``classic``. A rule
-value reaches the kernels only through :meth:`Rules.kernel_tuple` (a tuple of int64 laid out as
-``engine.layout.RULE_SLOTS``), so changing a rule never recompiles anything.
+Every rule field of ``docs/rules.md`` is a field here with the default of ``classic``. A rule
+value reaches the kernels only through :meth:`Rules.kernel_tuple`, a :class:`KernelRules` named
+tuple of int64 that the kernels read by name (``rules.target``): a named tuple compiles to the
+same code as a plain one, and changing a rule value never recompiles anything.
+
+This module is the one table of the rule fields, their choices and their kernel slots: the
+kernel tuple's fields are the rule fields in order, then the derived ones.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections import namedtuple
 from dataclasses import dataclass, fields
 
-from .cards import JOKER_MASK, STANDARD_DECK_MASK
-from .engine import layout
+from .cards import JOKER_MASK, STANDARD_DECK_MASK, TRUMP_MASK
+from .errors import RulesError
+from .seeding import GAME_SHIFT
+
+# The choices of the rules' text fields, in the order of their kernel codes (a kernel reads
+# ``rules.deck == code("deck", "jokers")``).
+CHOICES: dict[str, tuple[str, ...]] = {
+    "deck": ("standard", "jokers"),
+    "deal": ("standard", "draw"),
+    "first_leader": ("dealer_left", "random", "two_of_clubs"),
+    "spades_lead": ("broken", "anytime", "after_first_trick"),
+    "double_nil": ("additive", "fixed", "doubled_no_penalty"),
+    "set_penalty": ("per_bid", "per_trick_short"),
+    "failed_nil_tricks": ("bags_only", "count_toward_bid"),
+}
 
 
-class RulesError(ValueError):
-    """A bad rule field, value, combination or preset name (the message names it)."""
+def code(field: str, value: str) -> int:
+    """The kernel code of a text field's value.
+
+    >>> code("deck", "jokers"), code("set_penalty", "per_bid")
+    (1, 0)
+    """
+    return CHOICES[field].index(value)
 
 
 @dataclass(frozen=True)
@@ -88,57 +111,25 @@ class Rules:
         """A seat's expected number of trumps, rounded: ``round(trumps in the deck * hand_size /
         cards in the deck)`` (3 for classic, 4 with jokers or three players)."""
         n_cards = bin(self.deck_mask).count("1")
-        n_trumps = bin(self.deck_mask & ((0x7FFF) << 39)).count("1")
+        n_trumps = bin(self.deck_mask & TRUMP_MASK).count("1")
         return (2 * n_trumps * self.hand_size + n_cards) // (2 * n_cards)
 
     def side_of(self, seat: int) -> int:
         """Scoring side of a seat: team ``seat % 2`` in partnership, else the seat itself."""
         return seat % 2 if self.partnership else seat
 
-    def kernel_tuple(self) -> tuple[int, ...]:
-        """The rules as a tuple of ints, laid out as ``engine.layout.RULE_SLOTS``."""
-        values = {
-            "players": self.players,
-            "partnership": int(self.partnership),
-            "deck": layout.DECK[self.deck],
-            "deal": layout.DEAL[self.deal],
-            "misdeal_redeal": int(self.misdeal_redeal),
-            "first_leader": layout.FIRST_LEADER[self.first_leader],
-            "spades_lead": layout.SPADES_LEAD[self.spades_lead],
-            "broken_by_forced_lead": int(self.broken_by_forced_lead),
-            "nil": int(self.nil),
-            "nil_bonus": self.nil_bonus,
-            "blind_nil": int(self.blind_nil),
-            "blind_nil_bonus": self.blind_nil_bonus,
-            "blind_nil_min_deficit": self.blind_nil_min_deficit,
-            "blind_nil_exchange": self.blind_nil_exchange,
-            "nil_exchange": self.nil_exchange,
-            "double_nil": layout.DOUBLE_NIL[self.double_nil],
-            "double_nil_bonus": self.double_nil_bonus,
-            "blind_bids": int(self.blind_bids),
-            "blind_bid_max": self.blind_bid_max,
-            "blind_bid_min_deficit": self.blind_bid_min_deficit,
-            "blind_bid_bonus_per_trick": self.blind_bid_bonus_per_trick,
-            "bids_total_not_tricks": int(self.bids_total_not_tricks),
-            "min_team_bid": self.min_team_bid,
-            "bid_bump": int(self.bid_bump),
-            "set_penalty": layout.SET_PENALTY[self.set_penalty],
-            "failed_nil_tricks": layout.FAILED_NIL_TRICKS[self.failed_nil_tricks],
-            "ten_for_two_hundred": int(self.ten_for_two_hundred),
-            "overtrick_points": self.overtrick_points,
-            "bag_limit": self.bag_limit,
-            "bag_penalty": self.bag_penalty,
-            "target": self.target,
-            "has_mercy": int(self.mercy is not None),
-            "mercy": 0 if self.mercy is None else self.mercy,
-            "max_hands": 0 if self.max_hands is None else self.max_hands,
-            "hand_cap": self.hand_cap,
-            "hand_size": self.hand_size,
-            "n_sides": self.n_sides,
-            "deck_mask": self.deck_mask,
-            "trump_share": self.trump_share,
-        }
-        return tuple(int(values[slot]) for slot in layout.RULE_SLOTS)
+    def kernel_tuple(self) -> KernelRules:
+        """The rules as the kernels read them: a :class:`KernelRules` of ints."""
+        values = {}
+        for name in FIELD_NAMES:
+            value = getattr(self, name)
+            if name in CHOICES:
+                value = code(name, value)
+            values[name] = 0 if value is None else int(value)
+        values.update(has_mercy=int(self.mercy is not None), hand_size=self.hand_size,
+                      n_sides=self.n_sides, deck_mask=self.deck_mask,
+                      trump_share=self.trump_share)
+        return KernelRules(**values)
 
     def overrides(self) -> dict:
         """The fields that differ from this variant's preset (for logs and metadata)."""
@@ -198,16 +189,7 @@ FIELD_DOCS = {
     "hand_cap": "a game not over after this many hands is a draw",
 }
 
-_CHOICES = {
-    "players": (2, 3, 4),
-    "deck": tuple(layout.DECK),
-    "deal": tuple(layout.DEAL),
-    "first_leader": tuple(layout.FIRST_LEADER),
-    "spades_lead": tuple(layout.SPADES_LEAD),
-    "double_nil": tuple(layout.DOUBLE_NIL),
-    "set_penalty": tuple(layout.SET_PENALTY),
-    "failed_nil_tricks": tuple(layout.FAILED_NIL_TRICKS),
-}
+_CHOICES = {"players": (2, 3, 4), **CHOICES}
 _BOOLS = {f.name for f in fields(Rules) if f.type in ("bool", bool)}
 _OPTIONAL_INTS = {"mercy", "max_hands"}
 _NON_NEGATIVE = {
@@ -217,7 +199,7 @@ _NON_NEGATIVE = {
 }
 _INTS = _NON_NEGATIVE | {"players", "blind_nil_exchange", "nil_exchange", "blind_bid_max",
                          "target", "hand_cap"} | _OPTIONAL_INTS
-MAX_HAND_CAP = (1 << layout.GAME_SHIFT) - 2
+MAX_HAND_CAP = (1 << GAME_SHIFT) - 2
 
 
 def _fail(field: str, message: str):
@@ -304,18 +286,28 @@ PRESETS: dict[str, dict] = {
     "openspiel": {"failed_nil_tricks": "count_toward_bid", "blind_nil": False},
 }
 
-PRESET_SOURCES = {
-    "classic": "rule text 000",
-    "casual": "rule text 001 (four players)",
-    "cutthroat": "rule text 001",
-    "two-player": "rule text 001",
-    "simple": "rule text 002",
-    "tournament": "rule text 003",
-    "jokers": "common online",
-    "openspiel": "OpenSpiel's spades",
+# One line per preset for `spades-sim rules` (docs/rules.md describes each in full).
+PRESET_DOCS = {
+    "classic": "four players in two partnerships, nil and blind nil, 10 bags cost 100, to 500",
+    "casual": "classic with a random first leader, misdeal redeals, a fixed 500-point double "
+              "nil and no blind nil",
+    "cutthroat": "three players each on their own, 17 cards each (2C removed)",
+    "two-player": "two players building their hands by the draw deal",
+    "simple": "a set costs 10 per trick short, no blind nil; a forced spade lead does not "
+              "break spades",
+    "tournament": "blind nil and blind bids only 100 behind, doubled double nil, bid bumps, "
+                  "bids may not total 13",
+    "jokers": "classic with the big and little jokers as the top trumps (2C and 2D removed)",
+    "openspiel": "classic scored as OpenSpiel scores it: a failed nil's tricks count toward the "
+                 "partner's bid; no blind nil",
 }
 
 FIELD_NAMES = tuple(f.name for f in fields(Rules) if f.name != "preset_name")
+# What the kernels read: every rule field (``mercy`` and ``max_hands`` as 0 when off), then
+# ``has_mercy`` and the derived values.
+KernelRules = namedtuple(
+    "KernelRules", FIELD_NAMES + ("has_mercy", "hand_size", "n_sides", "deck_mask", "trump_share")
+)
 
 
 def preset(name: str, **overrides) -> Rules:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis.metrics import Z95
+from ..analysis.metrics import Z95
+from ..core.errors import EvaluationError
 
 ELO = 400.0 / np.log(10.0)  # Elo points per unit of natural log-strength
 
@@ -64,18 +65,18 @@ def bradley_terry(wins, ties=None, *, prior_ties: float = 1.0, tol: float = 1e-1
     wins = np.asarray(wins, dtype=float)
     k = wins.shape[0]
     if wins.shape != (k, k) or k < 2:
-        raise ValueError(f"wins: expected a square matrix of at least 2 x 2, got {wins.shape}")
+        raise EvaluationError(f"wins: expected a square matrix of at least 2 x 2, got {wins.shape}")
     ties = np.zeros_like(wins) if ties is None else np.asarray(ties, dtype=float)
     if ties.shape != wins.shape or not np.allclose(ties, ties.T):
-        raise ValueError("ties: expected a symmetric matrix the shape of wins")
+        raise EvaluationError("ties: expected a symmetric matrix the shape of wins")
     off = ~np.eye(k, dtype=bool)
     if (wins[off] < 0).any() or (ties[off] < 0).any() or prior_ties < 0:
-        raise ValueError("wins, ties and prior_ties must not be negative")
+        raise EvaluationError("wins, ties and prior_ties must not be negative")
     score = np.where(off, wins + 0.5 * ties + 0.5 * prior_ties, 0.0)  # s[i, j]: i's points vs j
     trials = score + score.T  # n[i, j]: comparisons between i and j
     total = score.sum(axis=1)
     if (total <= 0).any():
-        raise ValueError("a strategy without any win or tie has no finite rating "
+        raise EvaluationError("a strategy without any win or tie has no finite rating "
                          "(use prior_ties > 0)")
     strength = np.ones(k)
     iterations, change = 0, np.inf

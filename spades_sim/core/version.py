@@ -1,0 +1,37 @@
+"""Provenance: the package version, the hash of the engine's sources and the git commit.
+
+No numba import: the hash names numba's cache folder (``engine/__init__.py``) and marks which
+engine made a run (``meta.json``), and both must be known without loading the engine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+def engine_hash() -> str:
+    """16 hex digits of the SHA-256 of every ``spades_sim/engine/*.py`` and of the core modules
+    the kernels take constants and types from (names included)."""
+    digest = hashlib.sha256()
+    paths = sorted((PACKAGE_ROOT / "engine").glob("*.py")) + [
+        PACKAGE_ROOT / "core" / name
+        for name in ("rules.py", "schema.py", "seeding.py", "strategies.py", "cards.py")
+    ]
+    for path in paths:
+        digest.update(f"{path.parent.name}/{path.name}".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def commit(short: bool = False) -> str:
+    """The git commit of the package's checkout ('' when it is not one, or git is absent)."""
+    try:
+        command = ["git", "rev-parse", *(["--short"] if short else []), "HEAD"]
+        return subprocess.run(command, capture_output=True, text=True, cwd=PACKAGE_ROOT,
+                              timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""

@@ -1,0 +1,94 @@
+"""What an experiment file describes: its configurations, sizes, tournament and analyses.
+
+``parse.py`` reads a file into an :class:`Experiment`; ``execute.py`` plays it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..core.rules import Rules
+from ..run import Config, RunSpec
+
+EXPERIMENT_COPY = "experiment.toml"  # the copy of the experiment file in its results dir
+MODES = ("hands", "games")
+DEFAULT_CHUNK = {"hands": 100_000, "games": 1000}
+
+# The analyses a report can show, in the order the report shows them (report.py maps each name
+# to its section; this list only validates the file).
+ANALYSES = ("variant_effects", "bid_accuracy", "nil", "games", "strategies")
+
+TOP_KEYS = ("name", "title", "question", "notes", "seed", "hands", "games", "chunk_size",
+            "games_chunk_size", "duplicate", "analyses", "baseline", "config", "grid",
+            "tournament")
+TOURNAMENT_KEYS = ("strategies", "rules", "rule", "games", "hands", "chunk_size")
+TOURNAMENT_DIR = "tournament"  # the tournament's folder in the results dir
+CONFIG_KEYS = ("name", "rules", "rule", "strategy", "strategies")
+GRID_KEYS = ("name", "rules", "rule", "strategy", "strategies", "params")
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    """How the file described one configuration (for the report's setup table)."""
+
+    name: str
+    preset: str
+    overrides: dict
+    strategies: tuple[str, ...]
+    origin: str  # "config" or "grid"
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """The ``[tournament]`` table: a round robin of duplicate matches (``evaluate.tournament``)
+    on the experiment's seed."""
+
+    strategies: tuple[str, ...]
+    rules: str  # the preset
+    rule: tuple[str, ...]  # rule overrides as "field=value" texts
+    unit: str  # "games" or "hands"
+    n: int  # boards per pair (each deal played twice)
+    chunk_size: int
+
+    def sizes(self) -> dict:
+        """The size keywords of ``evaluate.tournament`` and ``evaluate.match``."""
+        return {f"n_{self.unit}": self.n, "chunk_size": self.chunk_size}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A parsed, validated experiment file."""
+
+    name: str
+    title: str
+    question: str
+    notes: str
+    seed: int
+    hands: int | None
+    games: int | None
+    chunk_size: int
+    games_chunk_size: int
+    duplicate: bool
+    analyses: tuple[str, ...]
+    baseline: str | None
+    configs: tuple[Config, ...]
+    sources: tuple[ConfigSource, ...]
+    tournament: TournamentSpec | None = None
+    path: str = ""
+    text: str = field(default="", repr=False)
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        """The runs this experiment plays: ``"hands"``, ``"games"`` or both."""
+        return tuple(m for m in MODES if getattr(self, m) is not None)
+
+    def spec(self, mode: str) -> RunSpec:
+        """The :class:`~spades_sim.runner.RunSpec` of the ``hands`` or ``games`` run."""
+        if mode == "hands":
+            return RunSpec(self.configs, self.seed, n_hands=self.hands,
+                           chunk_size=self.chunk_size, duplicate=self.duplicate)
+        return RunSpec(self.configs, self.seed, n_games=self.games,
+                       chunk_size=self.games_chunk_size, duplicate=self.duplicate)
+
+    def rules_by_config(self) -> dict[str, Rules]:
+        return {c.name: c.rules for c in self.configs}

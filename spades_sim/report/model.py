@@ -1,0 +1,179 @@
+"""The report's page model: tables, figures, sections (and the registry of section builders),
+and the build context that loads the runs' frames once and writes files into the report folder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display: selected before pyplot is imported
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ..core.errors import RunError  # noqa: E402
+from ..core.schema import TIDY_COLUMNS  # noqa: E402
+from ..evaluate import load_tournament  # noqa: E402
+from ..experiment import TOURNAMENT_DIR, Experiment  # noqa: E402
+from ..run import load_run  # noqa: E402
+from .formatting import display_table  # noqa: E402
+
+FIGURE_DPI = 80
+FIGURE_SIZE = (7.5, 4.2)
+FACET_OVER = 3  # figures with more groups than this are drawn one panel per group
+LONG_TABLE = 30  # tables with more rows are folded (<details>) in the page
+# Columns no section reads: left on disk (a 400,000-hand run of 8 configurations is 12 M rows).
+UNUSED_COLUMNS = ("chunk", "dealer", "bumped", "hcp", "voids", "singletons", "longest")
+
+
+# -- what a section holds -------------------------------------------------------------------------
+@dataclass
+class Table:
+    title: str
+    csv: str
+    headers: list
+    rows: list
+    numeric: list
+    note: str = ""
+    folded: bool = False
+    kind: str = "table"
+
+
+@dataclass
+class Figure:
+    title: str
+    src: str
+    kind: str = "figure"
+
+
+@dataclass
+class Section:
+    name: str
+    title: str
+    about: str
+    findings: list = field(default_factory=list)
+    items: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SectionSpec:
+    name: str
+    title: str
+    about: str
+    build: object  # build(ctx: Context, section: Section) -> None
+
+
+SECTIONS: dict[str, SectionSpec] = {}
+
+
+def section(name: str, title: str, about: str):
+    """Register the builder of an analysis section (the decorated function)."""
+    def register(build):
+        SECTIONS[name] = SectionSpec(name, title, about, build)
+        return build
+    return register
+
+
+# -- the build context: frames, files -------------------------------------------------------------
+class Context:
+    """What a section builder works with: the experiment, its run frames (loaded once, on
+    demand) and the report folder it writes tables and figures into."""
+
+    def __init__(self, experiment: Experiment, results: Path, out: Path):
+        self.experiment, self.results, self.out = experiment, results, out
+        self._frames: dict[str, pd.DataFrame] = {}
+        self.files: list[str] = []
+
+    @property
+    def rules(self) -> dict:
+        return self.experiment.rules_by_config()
+
+    def frame(self, mode: str) -> pd.DataFrame | None:
+        """The tidy frame of the ``hands`` or ``games`` run (None when the experiment has none)."""
+        if mode not in self.experiment.modes:
+            return None
+        if mode not in self._frames:
+            columns = [c for c in TIDY_COLUMNS if c not in UNUSED_COLUMNS]
+            self._frames[mode] = load_run(self.results / mode, columns=columns)
+        return self._frames[mode]
+
+    def tournament(self):
+        """The experiment's tournament read back from its saved summary (None without one);
+        refused when the saved tournament is not the one the experiment file describes."""
+        spec = self.experiment.tournament
+        if spec is None:
+            return None
+        if not hasattr(self, "_tournament"):
+            result = load_tournament(self.results / TOURNAMENT_DIR)
+            saved = (tuple(result.strategies), result.rules, result.unit, result.n, result.seed)
+            wanted = (spec.strategies, spec.rules, spec.unit, spec.n, self.experiment.seed)
+            if saved != wanted:
+                raise RunError(f"{self.results / TOURNAMENT_DIR}: holds another tournament than "
+                               f"the experiment's; run the experiment again")
+            self._tournament = result
+        return self._tournament
+
+    def any_frame(self) -> tuple[str, pd.DataFrame]:
+        """The hands run's frame when there is one, else the games run's."""
+        mode = "hands" if "hands" in self.experiment.modes else "games"
+        return mode, self.frame(mode)
+
+    def ordered(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """Rows in the experiment's configuration order (stable), index reset."""
+        frame = frame.reset_index(drop=True)
+        if "config" not in frame.columns or not len(frame):
+            return frame
+        order = {c.name: i for i, c in enumerate(self.experiment.configs)}
+        position = frame["config"].astype(str).map(order).fillna(len(order))
+        return frame.iloc[np.argsort(position.to_numpy(), kind="stable")].reset_index(drop=True)
+
+    def table(self, section: Section, slug: str, title: str, frame: pd.DataFrame,
+              note: str = "") -> Table:
+        """Write ``frame`` as ``<section>-<slug>.csv`` and add its formatted table."""
+        name = f"{section.name}-{slug}.csv"
+        frame = self.ordered(frame)
+        frame.to_csv(self.out / name, index=False, float_format="%.6g")
+        self.files.append(name)
+        headers, rows, numeric = display_table(frame)
+        table = Table(title, name, headers, rows, numeric, note, len(rows) > LONG_TABLE)
+        section.items.append(table)
+        return table
+
+    def figure(self, section: Section, slug: str, title: str, plot, table: pd.DataFrame,
+               size=FIGURE_SIZE, facet: str | None = None) -> None:
+        """Draw ``plot(table, ax=ax)`` into ``<section>-<slug>.png``; skipped for an empty
+        table. ``facet``: one panel per value of that column (three to a row, shared axes),
+        each titled with its value, when it has more than :data:`FACET_OVER` values."""
+        if table is None or len(table) == 0:
+            return
+        name = f"{section.name}-{slug}.png"
+        values = list(dict.fromkeys(self.ordered(table)[facet].astype(str))) if facet else []
+        if len(values) <= FACET_OVER:
+            values = []
+        columns = min(3, len(values)) or 1
+        rows = -(-len(values) // columns) or 1
+        if values:
+            size = (size[0] * 1.4, 3.0 * rows + 0.4)
+        fig, axes = plt.subplots(rows, columns, figsize=size, squeeze=False, sharex=True,
+                                 sharey=True)
+        try:
+            if values:
+                for ax, value in zip(axes.flat, values):
+                    plot(table[table[facet].astype(str) == value], ax=ax)
+                    ax.set_title(value, fontsize="medium")
+                for ax in list(axes.flat)[len(values):]:
+                    ax.set_visible(False)
+                fig.suptitle(title)
+            else:
+                plot(table, ax=axes[0, 0])
+            fig.tight_layout()
+            fig.savefig(self.out / name, dpi=FIGURE_DPI, metadata={"Software": None})
+        finally:
+            plt.close(fig)
+        self.files.append(name)
+        section.items.append(Figure(title, name))

@@ -1,0 +1,294 @@
+"""The report's sections, one builder per analysis name of an experiment file: each adds
+tables, figures and findings to its :class:`~spades_sim.report.model.Section` from the analysis
+functions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from markupsafe import Markup
+
+from ..analysis import plots
+from ..analysis.bids import bid_accuracy, bid_calibration, tricks_minus_bid
+from ..analysis.effects import game_effects, paired_effects
+from ..analysis.nil import nil_by_feature, nil_by_partner_bid, nil_success, nil_value
+from ..analysis.summary import game_summary, side_summary
+from ..evaluate import rating_difference
+from .formatting import _digits, _interval, _signed, code
+from .model import Context, Section, section
+
+# -- the sections ---------------------------------------------------------------------------------
+EFFECT_WORDS = {  # metric -> (phrase, unit, scale, digits)
+    "score": ("the mean score per side and hand", " points", 1.0, 1),
+    "set": ("the share of contracts set", " percentage points", 100.0, 1),
+    "bags": ("the bags taken per side and hand", " bags", 1.0, 2),
+    "nil": ("the share of seats bidding nil", " percentage points", 100.0, 1),
+}
+
+
+@section("variant_effects", "Paired effects on shared deals",
+         "Every configuration plays the same deals (common random numbers), so each hand gives "
+         "a paired difference against the baseline: for each metric, the difference of the "
+         "per-hand values of a configuration and the baseline on the same deal, averaged over "
+         "the shared deals, with a 95% t interval on those per-hand differences. Metrics: score "
+         "= mean score change per side and hand; set = share of side-hands whose contract was "
+         "set; bags = mean bags taken per side and hand; nil = share of seats bidding nil. Only "
+         "configurations with the same number of players are compared (their deals match).")
+def _variant_effects(ctx: Context, section: Section) -> None:
+    frame = ctx.frame("hands")
+    experiment = ctx.experiment
+    by_players: dict[int, list[str]] = {}
+    for config in experiment.configs:
+        by_players.setdefault(config.rules.players, []).append(config.name)
+    tables = []
+    for players, names in sorted(by_players.items(), reverse=True):
+        if len(names) < 2:
+            section.notes.append(Markup("{} ({} players) has no other configuration with "
+                                        "{} players to compare with; it appears in the other "
+                                        "sections.").format(code(names[0]), players, players))
+            continue
+        baseline = experiment.baseline if experiment.baseline in names else names[0]
+        part = frame[frame["config"].isin(names)]
+        part = part.assign(config=part["config"].astype(str).astype("category"))
+        tables.append(paired_effects(part, baseline))
+    if not tables:
+        return
+    table = pd.concat(tables, ignore_index=True)
+    ctx.table(section, "paired", "Paired differences against the baseline", table)
+    for metric in ("score", "set", "bags", "nil"):
+        part = table[(table["metric"] == metric) & (table["config"] != table["baseline"])]
+        ctx.figure(section, f"{metric}", f"Paired difference: {EFFECT_WORDS[metric][0]}",
+                   plots.plot_paired_effects, part,
+                   size=(7.5, max(2.5, 0.45 * len(part) + 1.2)))
+    for metric in ("score", "set"):
+        phrase, unit, scale, digits = EFFECT_WORDS[metric]
+        rows = table[(table["metric"] == metric) & (table["config"] != table["baseline"])]
+        for row in ctx.ordered(rows).to_dict(orient="records"):
+            if row["diff"] == row["diff_low"] == row["diff_high"] == 0:
+                section.findings.append(Markup(
+                    "Under {}, {} is the same as under {} on every one of {:,} shared deals.")
+                    .format(code(row["config"]), phrase, code(row["baseline"]), int(row["n"])))
+                continue
+            if row["diff_low"] <= 0 <= row["diff_high"]:
+                shown = _digits(row["diff_low"] * scale, row["diff_high"] * scale, digits)
+                section.findings.append(Markup(
+                    "Under {}, {} is not distinguishable from {} ({:+.{d}f}{}, 95% CI "
+                    "{:+.{d}f} to {:+.{d}f}), on {:,} shared deals.").format(
+                    code(row["config"]), phrase, code(row["baseline"]), row["diff"] * scale,
+                    unit, row["diff_low"] * scale, row["diff_high"] * scale, int(row["n"]),
+                    d=shown))
+                continue
+            amount, interval = _signed(row["diff"], row["diff_low"], row["diff_high"], unit,
+                                       scale, digits)
+            section.findings.append(Markup(
+                "Under {}, {} is {} than under {} ({}), on {:,} shared deals.").format(
+                code(row["config"]), phrase, amount, code(row["baseline"]), interval,
+                int(row["n"])))
+
+
+@section("bid_accuracy", "Bid accuracy",
+         "A seat's non-nil bid is exact when it takes exactly its bid in tricks, over when it "
+         "takes more, under when fewer (rates with Wilson 95% intervals, over seat-hands). A "
+         "side is set when the tricks counting toward its contract fall short of it (over "
+         "side-hands with a contract); bags per hand are the tricks a side took beyond its "
+         "contract. Tricks minus bid is the distribution of that difference per seat; "
+         "calibration shows the mean bid and the mean tricks taken by the number of spades "
+         "(and of high cards: aces, kings, queens) in the hand as dealt.")
+def _bid_accuracy(ctx: Context, section: Section) -> None:
+    mode, frame = ctx.any_frame()
+    accuracy = bid_accuracy(frame)
+    ctx.table(section, "accuracy", f"Bid accuracy by configuration and strategy ({mode})",
+              accuracy)
+    ctx.figure(section, "accuracy", "Bid accuracy", plots.plot_bid_accuracy, accuracy,
+               size=(7.5, max(3.5, 0.4 * len(accuracy) + 1.5)))
+    spread = tricks_minus_bid(frame)
+    ctx.figure(section, "tricks-minus-bid", "Tricks minus bid", plots.plot_tricks_minus_bid,
+               spread)
+    ctx.table(section, "tricks-minus-bid", "Tricks minus bid (share of non-nil seat bids)",
+              spread)
+    for feature in ("spades", "high_cards"):
+        calibration = bid_calibration(frame, feature=feature)
+        ctx.figure(section, f"calibration-{feature}", f"Mean bid and tricks by {feature}",
+                   plots.plot_calibration, calibration, facet="config")
+        ctx.table(section, f"calibration-{feature}",
+                  f"Calibration: mean bid and mean tricks by {feature}", calibration)
+    if len(accuracy) and "set_rate" in accuracy:
+        ordered = accuracy.sort_values("set_rate")
+        for label, row in (("lowest", ordered.iloc[0]), ("highest", ordered.iloc[-1])):
+            section.findings.append(Markup(
+                "The {} set rate is under {} with {}: {}; its seats bid exactly in {}.").format(
+                label, code(row["config"]), code(row["strategy"]),
+                _interval(row["set_rate"], row["set_rate_low"], row["set_rate_high"],
+                          "set_rate"),
+                _interval(row["exact_rate"], row["exact_rate_low"], row["exact_rate_high"],
+                          "exact_rate")))
+            if len(ordered) == 1:
+                break
+
+
+@section("nil", "Nil and blind nil",
+         "A nil (or blind nil) bid is made when the bidder takes no trick. Success rates carry "
+         "Wilson 95% intervals; by feature they are split by the bidder's hand as dealt, and by "
+         "the partner's bid in partnerships. Value: with a bonus B won when made and lost when "
+         "failed, a nil bid is worth B x (2 x rate - 1) points on average (ignoring the bags "
+         "and the partner's contract), so it pays when the success rate exceeds the break-even "
+         "rate of 50%; it pays here only when the lower end of the rate's interval does.")
+def _nil(ctx: Context, section: Section) -> None:
+    mode, frame = ctx.any_frame()
+    success = nil_success(frame)
+    ctx.table(section, "success", f"Nil success by configuration, strategy and blind ({mode})",
+              success)
+    ctx.figure(section, "success", "Nil success rate", plots.plot_nil_success, success,
+               size=(7.5, max(3.5, 0.35 * len(success) + 1.5)))
+    by_spades = nil_by_feature(frame, feature="spades")
+    ctx.figure(section, "by-spades", "Nil success by spades held", plots.plot_nil_success,
+               by_spades)
+    ctx.table(section, "by-spades", "Nil success by spades held", by_spades)
+    by_high = nil_by_feature(frame, feature="high_cards")
+    ctx.table(section, "by-high-cards", "Nil success by high cards held", by_high)
+    partnership = [c.name for c in ctx.experiment.configs if c.rules.partnership]
+    if partnership:
+        part = frame[frame["config"].isin(partnership)]
+        ctx.table(section, "by-partner-bid", "Nil success by the partner's bid",
+                  nil_by_partner_bid(part))
+    for mode in ctx.experiment.modes:
+        # Blind nil depends on the score (a deficit), so whole games are where it shows.
+        value = nil_value(ctx.frame(mode), ctx.rules)
+        where = "independent hands" if mode == "hands" else "whole games"
+        ctx.table(section, f"value-{mode}",
+                  f"Expected value of a nil bid against break-even ({where})", value)
+        for row in ctx.ordered(value).to_dict(orient="records"):
+            blind = bool(row.get("blind"))
+            if row["n"] < 30 or (blind != (mode == "games") and len(ctx.experiment.modes) > 1):
+                continue  # findings: plain nil from hands, blind nil from games
+            kind = "blind nil" if blind else "nil"
+            verdict = ("pays" if row["pays"] else
+                       "does not pay" if row["rate_high"] < row["break_even"]
+                       else "is not distinguishable from break-even")
+            section.findings.append(Markup(
+                "In {} under {}, {} bids were made in {} of {:,} bids: worth {:+.0f} points per "
+                "bid (95% CI {:+.0f} to {:+.0f}), so {} {}.").format(
+                where, code(row["config"]), kind,
+                _interval(row["rate"], row["rate_low"], row["rate_high"], "rate"),
+                int(row["n"]), row["ev"], row["ev_low"], row["ev_high"], kind, verdict))
+
+
+@section("games", "Whole games",
+         "Games are played to the target from zero (random first dealer, the deal passing "
+         "left). Length: hands per game (95% normal interval). Side 0 win rate: share of games "
+         "won by side 0 (Wilson interval; ties and draws at the hand cap counted apart). Bag "
+         "penalties: a side's bags crossing the bag limit, per game. Comebacks: share of games "
+         "won by a side that trailed by 100 points or more after some hand.")
+def _games(ctx: Context, section: Section) -> None:
+    frame = ctx.frame("games")
+    table = game_effects(frame)
+    ctx.table(section, "summary", "Games by configuration", table)
+    ctx.figure(section, "lengths", "Game length in hands", plots.plot_game_lengths, table,
+               size=(7.5, max(3.0, 0.4 * len(table) + 1.5)))
+    if len(table) and "mean_hands" in table:
+        for row in ctx.ordered(table).to_dict(orient="records"):
+            section.findings.append(Markup(
+                "Under {}, a game lasts {:.1f} hands on average (95% CI {:.1f} to {:.1f}) over "
+                "{:,} games; side 0 wins {} of the decisive ones.").format(
+                code(row["config"]), row["mean_hands"], row["mean_hands_low"],
+                row["mean_hands_high"], int(row["games"]),
+                _interval(row["side0_win_rate"], row["side0_win_rate_low"],
+                          row["side0_win_rate_high"], "rate")))
+
+
+@section("strategies", "Strategies against each other",
+         "Tournament (when the experiment has a [tournament]): every pair of strategies plays a "
+         "duplicate match on the same deals, each deal twice with the partnerships' cards "
+         "swapped, so card luck cancels. Ratings are Bradley-Terry strengths fitted to the won, "
+         "lost and tied games (hands) of all the matches, on the Elo scale (a 100-point gap: "
+         "the better strategy wins 64% of its games against the other), averaging 0, with 95% "
+         "intervals from the Fisher information; mean diff is the mean score difference per "
+         "board (in games, of the final scores) against the others, and the pairwise table "
+         "gives each match's mean difference with its 95% t interval over boards. Below that, "
+         "for the experiment's own runs: the mean score per side and hand of each side's "
+         "strategies (95% normal interval) and, in games, each side's win rate (Wilson "
+         "interval).")
+def _strategies(ctx: Context, section: Section) -> None:
+    if ctx.experiment.tournament is not None:
+        _tournament(ctx, section)
+    if ctx.experiment.modes:
+        _side_scores(ctx, section)
+
+
+_SCORED = {"games": "final scores, the mean over the board's two games",
+           "hands": "hand scores from zero, the mean over the deal's two plays"}
+
+
+def _tournament(ctx: Context, section: Section) -> None:
+
+    result = ctx.tournament()
+    unit = result.unit
+    ratings = pd.DataFrame(result.ratings)
+    ratings = ratings[["rank", "strategy", "rating", "low", "high", "games", "wins", "losses",
+                       "ties", "mean_diff"]].rename(
+        columns={"low": "rating_low", "high": "rating_high", "games": unit})
+    ctx.table(section, "ratings", f"Tournament ratings ({result.n:,} boards x 2 {unit} per "
+              f"pair, rules {result.rules})", ratings)
+    ctx.figure(section, "ratings", "Tournament ratings", plots.plot_ratings, ratings,
+               size=(7.5, max(2.5, 0.45 * len(ratings) + 1.2)))
+    rank = {row["strategy"]: row["rank"] for row in result.ratings}
+    rows = []
+    for m in result.matches:  # each pair once, the better-rated strategy first
+        flip = rank[m.b] < rank[m.a]
+        sign = -1.0 if flip else 1.0
+        low, high = sorted((sign * m.ci95[0], sign * m.ci95[1]))
+        rows.append({"strategy": m.b if flip else m.a, "opponent": m.a if flip else m.b,
+                     "boards": m.n, "mean_diff": sign * m.mean_diff, "mean_diff_low": low,
+                     "mean_diff_high": high, "wins": m.b_wins if flip else m.a_wins,
+                     "losses": m.a_wins if flip else m.b_wins, "ties": m.ties})
+    pairs = pd.DataFrame(rows)
+    pairs = pairs.iloc[np.lexsort((pairs["opponent"].map(rank), pairs["strategy"].map(rank)))]
+    ctx.table(section, "pairwise", "Pairwise matches: mean score difference per board of the "
+              "better-rated strategy", pairs,
+              note=f"wins, losses and ties count {unit} of the strategy against the opponent; "
+                   f"mean diff is in points per board ({_SCORED[unit]}).")
+    ranked = [row["strategy"] for row in result.ratings]
+    for better, worse in zip(ranked, ranked[1:]):
+        diff, low, high = rating_difference(result.strategies, result.matches, better, worse)
+        if low <= 0:
+            section.findings.append(Markup(
+                "{} and {} are not distinguishable in the tournament: {} is rated {:.0f} Elo "
+                "above (95% CI {:+.0f} to {:+.0f}).").format(
+                code(better), code(worse), code(better), diff, low, high))
+            continue
+        section.findings.append(Markup(
+            "{} is rated {:.0f} Elo above {} (95% CI {:.0f} to {:.0f}), over {:,} {} per "
+            "pair.").format(code(better), diff, code(worse), low, high, 2 * result.n, unit))
+    top = result.ratings[0]
+    section.findings.append(Markup(
+        "{} rates best ({:+.0f} Elo, 95% CI {:+.0f} to {:+.0f}): it wins {:,} of its {:,} {} "
+        "and scores {:+.1f} points per board more than its opponents on average.").format(
+        code(top["strategy"]), top["rating"], top["low"], top["high"], top["wins"],
+        top["games"], unit, top["mean_diff"]))
+
+
+def _side_scores(ctx: Context, section: Section) -> None:
+    mode, frame = ctx.any_frame()
+    rows = []
+    for config, part in frame.groupby("config", observed=True):
+        table = side_summary(part, ctx.rules[config])
+        for side, row in table.iterrows():
+            rows.append({"config": config, "side": int(side), "strategies": row["strategies"],
+                         "side_hands": row["hands"], "mean_score": row["mean_score"],
+                         "mean_score_low": row["score_low"],
+                         "mean_score_high": row["score_high"]})
+    ctx.table(section, "scores", f"Mean score per side and hand ({mode})", pd.DataFrame(rows))
+    games = ctx.frame("games")
+    if games is not None and len(games):
+        rows = []
+        for config, part in games.groupby("config", observed=True):
+            names = side_summary(part, ctx.rules[config])["strategies"]
+            table = game_summary(part, ctx.rules[config])
+            for side, row in table.iterrows():
+                rows.append({"config": config, "side": int(side),
+                             "strategies": names.get(side, ""), "games": row["games"],
+                             "wins": row["wins"], "win_rate": row["win_rate"],
+                             "win_rate_low": float(row["win_low"]),
+                             "win_rate_high": float(row["win_high"])})
+        ctx.table(section, "wins", "Wins per side in whole games", pd.DataFrame(rows))

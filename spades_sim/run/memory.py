@@ -1,0 +1,145 @@
+"""Runs in memory: play hands or games into record arrays, or a run's chunk into a tidy frame.
+
+``simulate_hands`` and ``play_games`` play one configuration and keep the record arrays (the hand
+logs and the command line's summaries read them); :func:`play_chunk` plays one chunk of every
+configuration of a :class:`~spades_sim.run.spec.RunSpec` into its tidy frame (what the Parquet
+dataset stores); :func:`simulate` plays a whole spec to one DataFrame. All of them seed alike
+(``core/seeding.py``): the same seed gives the same hands whichever of them plays it, on any
+number of workers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core import schema
+from ..core.rules import Rules
+from ..core.schema import TIDY_COLUMNS
+from ..core.seeding import stream_keys
+from ..core.strategies import Strategy
+from ..engine import calls
+from .frames import tidy_frame
+from .spec import Config, RunSpec, make_config
+
+
+@dataclass
+class Run:
+    """What was played: rules, one strategy per seat, the seed, and the record arrays."""
+
+    rules: Rules
+    strategies: list[Strategy]
+    seed: int
+    hands: schema.HandArrays
+    games: schema.GameArrays | None = None
+
+    def frame(self) -> pd.DataFrame:
+        """The tidy table of the run (``run/frames.py``)."""
+        return tidy_frame(self.hands, self.rules, self.strategies, games=self.games)
+
+
+def _pieces(total: int, jobs: int) -> list[tuple[int, int]]:
+    """``(first, count)`` of ``jobs`` near-equal pieces of ``total`` units."""
+    jobs = max(1, min(jobs, total)) if total else 1
+    bounds = np.linspace(0, total, jobs + 1).astype(np.int64)
+    return [(int(a), int(b - a)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _in_pieces(play, total: int, jobs: int, *args, offset: int = 0) -> list:
+    pieces = [(offset + first, count) for first, count in _pieces(total, jobs)]
+    if len(pieces) == 1:
+        return [play(*args, *pieces[0])]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=len(pieces))(delayed(play)(*args, first, count)
+                                        for first, count in pieces)
+
+
+def _hands(rules, strategies, keys, record_plays, first, count):
+    return calls.play_hands(rules, strategies, keys, first, count, record_plays)
+
+
+def _games(rules, strategies, keys, record_plays, first, count):
+    return calls.play_games(rules, strategies, keys, first, count, record_plays)
+
+
+def simulate_hands(rules: Rules, strategies, n_hands: int, seed: int, *, jobs: int = 1,
+                   record_plays: bool = False, first_hand_id: int = 0) -> Run:
+    """Play independent hands ``first_hand_id ...`` (``n_hands`` of them) from zero scores, on
+    ``jobs`` processes."""
+    strategies = list(strategies)
+    parts = _in_pieces(_hands, n_hands, jobs, rules, strategies, stream_keys(seed), record_plays,
+                       offset=first_hand_id)
+    return Run(rules, strategies, seed, schema.concat(parts))
+
+
+def play_games(rules: Rules, strategies, n_games: int, seed: int, *, jobs: int = 1,
+               record_plays: bool = False) -> Run:
+    """Play whole games ``0 .. n_games - 1`` to the target (on ``jobs`` processes)."""
+    strategies = list(strategies)
+    parts = _in_pieces(_games, n_games, jobs, rules, strategies, stream_keys(seed), record_plays)
+    hands = schema.concat([hands for hands, _ in parts])
+    games = schema.concat([games for _, games in parts])
+    return Run(rules, strategies, seed, hands, games)
+
+
+def _rotated(strategies: tuple, shift: int) -> tuple:
+    """Strategies moved ``shift`` seats: seat ``s`` gets the strategy of seat ``s + shift``."""
+    return tuple(strategies[(seat + shift) % len(strategies)] for seat in range(len(strategies)))
+
+
+def _home_seats(frame: pd.DataFrame) -> pd.DataFrame:
+    """A duplicate copy's rows moved back to their strategies' home seats: the rotated copy's
+    seat ``s`` played seat ``s + 1``'s strategy, so pairs of rows line up by strategy."""
+    frame["seat"] = ((frame["seat"].astype(np.int16) + 1) % 4).astype(np.int8)
+    frame["side"] = (frame["seat"] % 2).astype(np.int8)
+    frame["dealer"] = ((frame["dealer"].astype(np.int16) + 1) % 4).astype(np.int8)
+    winner = frame["game_winner"]  # the physical side w holds home side 1 - w
+    frame["game_winner"] = np.where(winner >= 0, 1 - winner, winner).astype(np.int8)
+    return frame.sort_values(["game_id", "hand_id", "seat"], kind="stable", ignore_index=True)
+
+
+def play_chunk(spec: RunSpec, chunk: int) -> pd.DataFrame:
+    """Play one chunk of every configuration of ``spec``; the tidy frame of its hands."""
+    keys = stream_keys(spec.seed)
+    first, count = spec.chunk_range(chunk)
+    frames = []
+    for config in spec.configs:
+        for duplicate in ((False, True) if spec.duplicate else (False,)):
+            strategies = _rotated(config.strategies, 1 if duplicate else 0)
+            if spec.games_mode:
+                hands, games = calls.play_games(config.rules, strategies, keys, first, count)
+            else:
+                hands = calls.play_hands(config.rules, strategies, keys, first, count)
+                games = None
+            frame = tidy_frame(hands, config.rules, strategies, config=config.name,
+                               duplicate=duplicate, chunk=chunk, games=games)
+            frames.append(_home_seats(frame) if duplicate else frame)
+    return _categorical(pd.concat(frames, ignore_index=True))[list(TIDY_COLUMNS)]
+
+
+def _categorical(frame: pd.DataFrame) -> pd.DataFrame:
+    for column in ("config", "rules", "strategy"):
+        frame[column] = frame[column].astype("category")
+    return frame
+
+
+def simulate(configs, *, n_hands: int | None = None, n_games: int | None = None, seed: int = 0,
+             chunk_size: int = 100_000, duplicate: bool = False, jobs: int = 1) -> pd.DataFrame:
+    """A run straight to a DataFrame: the same rows as the same spec written to disk.
+
+    ``configs``: a list of :class:`~spades_sim.run.spec.Config` (or ``(name, rules,
+    strategies)`` tuples).
+    """
+    configs = tuple(c if isinstance(c, Config) else make_config(*c) for c in configs)
+    spec = RunSpec(configs, seed, n_hands=n_hands, n_games=n_games, chunk_size=chunk_size,
+                   duplicate=duplicate)
+    if jobs == 1:
+        frames = [play_chunk(spec, chunk) for chunk in range(spec.n_chunks)]
+    else:
+        from joblib import Parallel, delayed
+
+        frames = Parallel(n_jobs=jobs)(delayed(play_chunk)(spec, c) for c in range(spec.n_chunks))
+    return _categorical(pd.concat(frames, ignore_index=True))

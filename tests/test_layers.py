@@ -1,0 +1,123 @@
+"""The package's layers import only downward, and the pure layers never load numba.
+
+Checked from the source (every ``import`` statement of every module, at any depth), so a new
+file or a new import that breaks the layering fails here at once.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "spades_sim"
+
+# Each top-level part of the package and its layer: a module may import its own part and the
+# parts of lower layers only. Parts in one layer never import each other (the twin checks the
+# engine, so it must not share code with it).
+LAYERS = {
+    "core": 0,
+    "engine": 1,
+    "reference": 1,
+    "run": 2,
+    "analysis": 2,
+    "evaluate": 3,
+    "experiment": 4,
+    "report": 5,
+    "handlog": 6,
+    "bench": 6,
+    "cli": 7,
+}
+
+
+def _part(module: str) -> str:
+    """The top-level part of a dotted module name under ``spades_sim`` ('' for the package)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE.parent).with_suffix("")
+        names = list(relative.parts)
+        is_package = names[-1] == "__init__"
+        if is_package:
+            names = names[:-1]
+        yield path, ".".join(names), is_package
+
+
+def _imports(path: Path, module: str, is_package: bool):
+    """Every ``spades_sim`` module the file imports, with its line."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "spades_sim":
+                    yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "spades_sim":
+                continue
+            if target == "spades_sim" or (node.level and not node.module):
+                # ``from . import x`` / ``from .. import x``: the names are modules or attributes
+                for alias in node.names:
+                    yield f"{target}.{alias.name}", node.lineno
+            else:
+                yield target, node.lineno
+
+
+def test_every_part_has_a_layer():
+    parts = {_part(module) for _, module, _ in _modules()} - {""}
+    assert parts <= set(LAYERS), f"give these a layer in LAYERS: {sorted(parts - set(LAYERS))}"
+
+
+def test_layers_import_only_downward():
+    wrong = []
+    for path, module, is_package in _modules():
+        own = _part(module)
+        for target, line in _imports(path, module, is_package):
+            other = _part(target)
+            if other in ("", "__version__", own):  # the package root holds only the version
+                continue
+            if other not in LAYERS:
+                continue
+            if own == "" or LAYERS[other] < LAYERS[own]:
+                continue
+            wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {own or 'spades_sim'} "
+                         f"(layer {LAYERS.get(own, '-')}) imports {target} "
+                         f"(layer {LAYERS[other]})")
+    assert not wrong, "imports that go up or sideways:\n" + "\n".join(wrong)
+
+
+def test_the_package_root_imports_only_the_run_layer_lazily():
+    root = PACKAGE / "__init__.py"
+    targets = {target for target, _ in _imports(root, "spades_sim", True)}
+    assert targets <= {"spades_sim.run"}
+
+
+@pytest.mark.parametrize("module", ["spades_sim.core", "spades_sim.reference",
+                                    "spades_sim.core.rules", "spades_sim.handlog"])
+def test_pure_layers_leave_numba_out(module):
+    code = (f"import sys, {module}, spades_sim.core.strategies, spades_sim.core.schema; "
+            "print(sorted(m for m in ('numba', 'llvmlite', 'pandas', 'joblib') "
+            "if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, check=True)
+    assert result.stdout.strip() == "[]", result.stdout
+
+
+def test_the_checker_sees_relative_imports(tmp_path):
+    # A smoke test of the checker itself: it must resolve ``from ..engine import x``.
+    path = PACKAGE / "reference" / "hand.py"
+    targets = {target for target, _ in _imports(path, "spades_sim.reference.hand", False)}
+    assert "spades_sim.core.rules" in targets
+    assert "spades_sim.reference.search" in targets
