@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from spades_sim.core.errors import ExperimentError
+from spades_sim.core.rules import preset
 from spades_sim.experiment import load_experiment, parse_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,15 +164,17 @@ def test_tournament_table():
             '\nrules = "tournament"\nrule = { target = 300 }\ngames = 50\nchunk_size = 25\n')
     exp = parse_experiment(text, "x.toml")
     spec = exp.tournament
-    assert spec.strategies == ("heuristic", "cautious:aggression=1")
-    assert (spec.rules, spec.rule, spec.unit, spec.n, spec.chunk_size) == \
-        ("tournament", ("target=300",), "games", 50, 25)
+    assert spec.names == ("heuristic", "cautious:aggression=1")  # parsed once, here
+    assert spec.strategies[1].params["aggression"] == 1
+    assert spec.rules == preset("tournament", target=300)
+    assert (spec.rules_text, spec.unit, spec.n, spec.chunk_size) == \
+        ("tournament, target=300", "games", 50, 25)
     assert spec.sizes() == {"n_games": 50, "chunk_size": 25}
     assert exp.analyses == ("bid_accuracy", "nil", "strategies")  # the default gains strategies
     # a tournament alone: no runs, no configurations; hands default to 100,000-hand chunks
     alone = parse_experiment('name = "t"\nseed = 2\n' + TOURNEY + "hands = 10\n")
     assert alone.modes == () and alone.configs == () and alone.analyses == ("strategies",)
-    assert alone.tournament.chunk_size == 100_000 and alone.tournament.rules == "classic"
+    assert alone.tournament.chunk_size == 100_000 and alone.tournament.rules_text == "classic"
     assert parse_experiment(BASE + CONFIG).tournament is None
 
 
@@ -181,7 +184,7 @@ def test_shipped_experiments_parse():
         assert exp.name == name and exp.modes == ("hands", "games")
     bidding = load_experiment(ROOT / "experiments" / "bidding.toml")
     assert bidding.tournament is not None and "strategies" in bidding.analyses
-    assert "mc" not in bidding.tournament.strategies  # too slow for a shipped report
+    assert not any(name.startswith("mc") for name in bidding.tournament.names)  # too slow
     variants = load_experiment(ROOT / "experiments" / "variants.toml")
     assert len(variants.configs) == 8 and variants.baseline == "classic"
     assert sorted({c.rules.players for c in variants.configs}) == [2, 3, 4]

@@ -30,11 +30,11 @@ def run_experiment(experiment: Experiment, out=None, *, jobs: int = 1, backend: 
     folders = {mode: out / mode for mode in specs}
     tournament = experiment.tournament
     if tournament is not None:
-        names = list(tournament.strategies)
-        for i, j, where in tournament_pairs(names, out / TOURNAMENT_DIR):
-            specs[where.name] = match_spec(names[i], names[j], tournament.rules,
+        strategies = tournament.strategies
+        for i, j, where in tournament_pairs(tournament.names, out / TOURNAMENT_DIR):
+            specs[where.name] = match_spec(strategies[i], strategies[j], tournament.rules,
                                            seed=experiment.seed,
-                                           rule_overrides=tournament.rule, **tournament.sizes())
+                                           **tournament.sizes())
             folders[where.name] = where
     for name, spec in specs.items():  # refuse any different run before playing anything
         prepare_dir(spec, folders[name])
@@ -54,7 +54,7 @@ def _play_tournament(experiment: Experiment, out: Path, **options) -> dict:
     """Play (or resume) the experiment's tournament into ``out``; a runner-like summary."""
     spec = experiment.tournament
     result = tournament(spec.strategies, spec.rules, seed=experiment.seed, out=out,
-                        rule_overrides=spec.rule, **spec.sizes(), **options)
+                        **spec.sizes(), **options)
     runs = [m.run for m in result.matches]
     return {"out": str(out), "played_chunks": sum(r["played_chunks"] for r in runs),
             "skipped_chunks": sum(r["skipped_chunks"] for r in runs),

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..core.rules import Rules
+from ..core.strategies import Strategy
 from ..run import Config, RunSpec
 
 EXPERIMENT_COPY = "experiment.toml"  # the copy of the experiment file in its results dir
@@ -43,12 +44,23 @@ class TournamentSpec:
     """The ``[tournament]`` table: a round robin of duplicate matches (``evaluate.tournament``)
     on the experiment's seed."""
 
-    strategies: tuple[str, ...]
-    rules: str  # the preset
-    rule: tuple[str, ...]  # rule overrides as "field=value" texts
+    strategies: tuple[Strategy, ...]
+    rules: Rules
     unit: str  # "games" or "hands"
     n: int  # boards per pair (each deal played twice)
     chunk_size: int
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The strategies' canonical specs."""
+        return tuple(str(strategy) for strategy in self.strategies)
+
+    @property
+    def rules_text(self) -> str:
+        """The preset and its overrides, for people: ``classic, target=300``."""
+        return ", ".join([self.rules.preset_name] + [
+            f"{name}={'null' if value is None else str(value).lower()}"
+            for name, value in self.rules.overrides().items()])
 
     def sizes(self) -> dict:
         """The size keywords of ``evaluate.tournament`` and ``evaluate.match``."""

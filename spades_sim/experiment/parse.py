@@ -240,12 +240,13 @@ class _Parser:
             self.fail(line if "strategies" in table else header,
                       f"{label}strategies: expected a list of at least two strategy specs, "
                       f"got {specs!r}")
-        names = []
+        strategies = []
         for spec in specs:
             try:
-                names.append(str(parse_strategy(spec)))
+                strategies.append(parse_strategy(spec))
             except StrategyError as error:
                 self.fail(line, f"{label}{error}")
+        names = [str(strategy) for strategy in strategies]
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:
             self.fail(line, f"{label}strategies: {', '.join(repeated)} repeats")
@@ -270,8 +271,7 @@ class _Parser:
         unit = given[0]
         chunk = self.get(table, "chunk_size", "count", DEFAULT_CHUNK[unit], table=where[0],
                          index=where[1], label=label)
-        texts = tuple(f"{key}={rule_text(value)}" for key, value in rules.overrides().items())
-        return TournamentSpec(tuple(names), preset, texts, unit, sizes[unit], chunk)
+        return TournamentSpec(tuple(strategies), rules, unit, sizes[unit], chunk)
 
     def parse_configs(self, data):
         for key in ("config", "grid"):

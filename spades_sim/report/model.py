@@ -111,7 +111,8 @@ class Context:
         if not hasattr(self, "_tournament"):
             result = load_tournament(self.results / TOURNAMENT_DIR)
             saved = (tuple(result.strategies), result.rules, result.unit, result.n, result.seed)
-            wanted = (spec.strategies, spec.rules, spec.unit, spec.n, self.experiment.seed)
+            wanted = (spec.names, spec.rules.preset_name, spec.unit, spec.n,
+                      self.experiment.seed)
             if saved != wanted:
                 raise RunError(f"{self.results / TOURNAMENT_DIR}: holds another tournament than "
                                f"the experiment's; run the experiment again")

@@ -85,7 +85,7 @@ def run_metadata(ctx: Context) -> list[dict]:
             "items": [
                 ("units", f"{spec.n:,} boards x 2 {spec.unit} in each of {len(result.matches)} "
                           f"matches ({len(spec.strategies)} strategies)"),
-                ("rules", spec.rules + "".join(f", {text}" for text in spec.rule)),
+                ("rules", spec.rules_text),
                 ("seed", str(ctx.experiment.seed)),
                 ("chunk size", f"{spec.chunk_size:,}"),
                 ("engine hash", meta.get("identity", {}).get("engine", "unknown")),
@@ -157,8 +157,8 @@ def _sizes(experiment: Experiment) -> list[tuple[str, str]]:
                                    "swapped" if experiment.duplicate else "no"))
     spec = experiment.tournament
     if spec is not None:
-        rules = spec.rules + "".join(f", {text}" for text in spec.rule)
-        sizes.append(("tournament", f"round robin of {', '.join(spec.strategies)} under "
+        rules = spec.rules_text
+        sizes.append(("tournament", f"round robin of {', '.join(spec.names)} under "
                                     f"{rules}: {spec.n:,} duplicate boards ({2 * spec.n:,} "
                                     f"{spec.unit}) per pair"))
     return sizes
