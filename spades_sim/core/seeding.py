@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import SpadesError
+from .limits import MAX_SEED
 
 # Game g's hands use key indices (g << GAME_SHIFT) + 1 + j: a game has at most 2**20 - 2 hands
 # (``Rules.hand_cap``), and game ids stay below 2**43.
@@ -41,7 +42,7 @@ def check_seed(seed) -> int:
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise SpadesError(f"seed {seed!r}: expected an integer >= 0")
-    if seed >= 1 << 128:
+    if seed > MAX_SEED:
         raise SpadesError(f"seed {seed}: expected an integer below 2**128")
     return int(seed)
 

@@ -4,7 +4,8 @@ A strategy reaches the kernels as an integer kind and a float64 vector of ``N_PA
 seat; the kernels dispatch on the kind, so a sweep over parameters never recompiles. This module
 is the one table of the kinds and their parameters: a parameter's slot in the vector is its
 place in its kind's list (:func:`slot`). The decisions themselves live in
-``engine/strategy_kernels.py`` (and, slow and readable, in ``reference/strategies.py``).
+``engine/strategy_bids.py`` and ``engine/strategy_play.py`` (and, slow and readable, in
+``reference/strategies.py``).
 """
 
 from __future__ import annotations

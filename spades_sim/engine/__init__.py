@@ -2,7 +2,8 @@
 
 Modules: ``layout`` (the kernels' constant names for the core's tables, no numba), ``bits``
 (bitboard helpers), ``rng`` (in-kernel PRNG and its draw contract), ``deal``, ``trick`` (legal
-moves, trick winner), ``strategy_kernels`` (bidding and play decisions of every strategy),
+moves, trick winner), ``strategy_kernels`` (the strategies' shared helpers and trick estimate),
+``strategy_bids`` and ``strategy_play`` (every strategy's bidding and card decisions),
 ``bidding`` (the auction), ``scoring``, ``search`` (the ``mc`` player), ``simulate`` (the entry
 kernels) and ``calls`` (the Python side: allocate, call one entry kernel, return the records).
 

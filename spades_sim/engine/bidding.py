@@ -11,7 +11,7 @@ from .bits import byte_of_nb, flag_of_nb, wrap_seat_nb
 from .layout import (
     STRATEGY_RANDOM,
 )
-from .strategy_kernels import choose_bid_nb, choose_blind_nb, choose_bump_nb
+from .strategy_bids import choose_bid_nb, choose_blind_nb, choose_bump_nb
 
 
 @njit(cache=True, inline="always")

@@ -5,7 +5,7 @@ from numba import njit
 
 from .bits import HONOURS_KQJ_MASK, TRUMP_MASK, byte_of_nb, lowest_card, popcount, wrap_seat_nb
 from .rng import bounded_nb
-from .strategy_kernels import choose_keep_nb
+from .strategy_bids import choose_keep_nb
 
 
 @njit(cache=True, inline="always")

@@ -39,7 +39,8 @@ from .layout import (
 )
 from .rng import bounded_nb
 from .scoring import score_side_nb
-from .strategy_kernels import estimate_tricks_nb, heuristic_card_nb, is_nil_nb
+from .strategy_kernels import estimate_tricks_nb, is_nil_nb
+from .strategy_play import heuristic_card_nb
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 
 # Explicit signatures: the search functions are called (not inlined) from the hand loop, where

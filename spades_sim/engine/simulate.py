@@ -34,16 +34,15 @@ from .layout import (
 from .rng import bounded_nb, seed_nb
 from .scoring import score_side_nb
 from .search import mc_card_nb, suit_index_nb
+from .strategy_bids import choose_pass_nb
 from .strategy_kernels import (
-    choose_card_nb,
-    choose_pass_nb,
-    hand_facts_nb,
     heuristic_blind_floor_nb,
     play_bits_nb,
     random_bid_ranges_nb,
     random_rates_nb,
     score_aware_nb,
 )
+from .strategy_play import choose_card_nb, hand_facts_nb
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 
 _SEARCH_KEY_XOR = np.uint64(SEARCH_KEY_XOR)

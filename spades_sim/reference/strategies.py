@@ -1,5 +1,5 @@
 """The reference twin's strategies: every decision of ``random`` and the heuristic family,
-mirroring ``engine/strategy_kernels.py`` decision for decision (floating-point sums in the same
+mirroring ``engine/strategy_*.py`` decision for decision (floating-point sums in the same
 order, so ties and thresholds fall the same way).
 """
 
@@ -184,7 +184,7 @@ def nearest_legal_bid(bid: int, legal: int, hand_size: int) -> int:
 
 
 def score_adjustment(rules: Rules, params: dict, seat: int, scores, bags) -> float:
-    """What the heuristic adds to its bid for the score (``engine/strategy_kernels.py``,
+    """What the heuristic adds to its bid for the score (``engine/strategy_bids.py``,
     ``score_adjustment_nb``): ``bag_guard_boost`` within ``bag_guard`` bags of the bag limit;
     with ``endgame_points`` > 0, ``endgame_safe`` when its side leads within that many points
     of the target, else ``endgame_push`` when a side ahead of it is."""

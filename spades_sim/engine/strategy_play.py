@@ -1,0 +1,204 @@
+"""Strategy decisions inside the kernel: the card to play, of every strategy kind (the
+heuristic's play policy: covering and busting nils, winning cheaply, ducking or chasing a set once
+the contract is made; ``strategy_kernels.py`` says how the state reaches it)."""
+
+from numba import njit
+
+from .bits import (
+    byte_of_nb,
+    highest_card,
+    lowest_card,
+    nth_card_nb,
+    popcount,
+    suit_mask_nb,
+    wrap_seat_nb,
+)
+from .layout import (
+    PLAY_AFTER_CONTRACT,
+    PLAY_BUST_NIL,
+    PLAY_COVER_NIL,
+    PLAY_KEEP_BAGS,
+    PLAY_SET_SHIFT,
+    STRATEGY_RANDOM,
+)
+from .rng import bounded_nb
+from .strategy_kernels import (
+    highest_rank_nb,
+    is_nil_nb,
+    lowest_rank_nb,
+    prefer_side_suits_nb,
+)
+from .trick import winning_cards_nb
+
+
+@njit(cache=True, inline="always")
+def choose_card_nb(rules, kind, play_packed, seat, hand, legal, n_in_trick, leader, winning_card,
+                   winning_seat, facts, tricks, played_mask, state):
+    """``(card, state)``: the card ``seat`` plays from ``legal`` (a non-empty bitboard).
+
+    The heuristic's play parameters come packed a byte per seat in ``play_packed``
+    (``play_bits_nb``): a parameter tuple picked by a runtime seat costs a jump table per
+    card. ``played_mask`` (the cards played so far) is
+    given to leaders only: the heuristic reads it only when leading.
+
+    ``random`` picks the ``bounded(popcount(legal))``-th lowest legal card (one draw). The
+    heuristic, in order of priority: a live nil bidder ducks (dumps its highest safe card); the
+    partner of a live nil covers it (``cover_nil``: wins high ahead of it, overtakes it
+    cheaply); against a live opponent nil it plays low under it (``bust_nil``); otherwise it
+    wins cheaply while its side still needs tricks (leading a master, never overtaking a winning
+    partner), and once the contract is safe ducks (``avoid_bags``) unless an opponent can still
+    be set (``set_margin``).
+    """
+    if kind == STRATEGY_RANDOM:
+        index, state = bounded_nb(state, popcount(legal))
+        return nth_card_nb(legal, index), state
+    return heuristic_card_nb(rules, byte_of_nb(play_packed, seat), seat, hand, legal, n_in_trick,
+                             leader, winning_card, winning_seat, facts, tricks,
+                             played_mask), state
+
+
+@njit(cache=True, inline="always")
+def hand_facts_nb(rules, bids, blind):
+    """Per-hand facts the play policy reads, computed once after bidding.
+
+    Returns ``(nil_bits, contracts, contract_seats)``. ``nil_bits``: bit ``seat`` set for a nil
+    or blind-nil bidder. ``contracts``: packed 8 bits per seat, the contract of the seat's side
+    (the sum of the side's non-nil bids). ``contract_seats``: packed 4 bits per seat, bit
+    ``other`` of nibble ``seat`` set when ``other`` is on the seat's side and not nil (whose
+    tricks count toward that contract).
+    """
+    players = rules.players
+    partnership = rules.partnership != 0
+    nil_bits = 0
+    for seat in range(players):
+        if is_nil_nb(rules, bids, blind, seat):
+            nil_bits |= 1 << seat
+    contracts = 0
+    contract_seats = 0
+    for seat in range(players):
+        contract = 0
+        for other in range(players):
+            same_side = other == seat or (partnership and (other & 1) == (seat & 1))
+            if same_side and not (nil_bits >> other) & 1:
+                contract += byte_of_nb(bids, other)
+                contract_seats |= 1 << (4 * seat + other)
+        contracts |= contract << (8 * seat)
+    return nil_bits, contracts, contract_seats
+
+
+@njit(cache=True, inline="always")
+def keep_winning_nb(rules, play_bits, seat, facts, tricks):
+    """Once the seat's contract is made: whether it keeps winning tricks, because bags do not
+    matter to it (``avoid_bags = 0``) or because an opponent still needs at least ``tricks left
+    - set_margin`` tricks (setting it)."""
+    if play_bits & PLAY_KEEP_BAGS:
+        return True
+    set_margin = (play_bits >> PLAY_SET_SHIFT) - 1
+    if set_margin < 0:
+        return False
+    _, contracts, contract_seats = facts
+    players = rules.players
+    partnership = rules.partnership != 0
+    left = rules.hand_size - (((tricks * 0x01010101) >> 24) & 0xFF)
+    for offset in range(1, players):
+        other = wrap_seat_nb(seat + offset, players)
+        if partnership and (other & 1) == (seat & 1):
+            continue
+        other_counted = contract_seats >> (4 * other)
+        other_taken = 0
+        for member in range(4):
+            other_taken += byte_of_nb(tricks, member) * ((other_counted >> member) & 1)
+        need = byte_of_nb(contracts, other) - other_taken
+        if need > 0 and left - need <= set_margin:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, winning_card,
+                      winning_seat, facts, tricks, played_mask):
+    """The heuristic's card (see ``choose_card_nb``); deterministic. ``facts`` is the tuple
+    ``hand_facts_nb`` returns; ``play_bits`` the seat's byte of ``play_bits_nb``."""
+    nil_bits, contracts, contract_seats = facts
+    players = rules.players
+    partnership = rules.partnership != 0
+    leading = n_in_trick == 0
+    winners = 0
+    if not leading:
+        winners = winning_cards_nb(legal, winning_card)
+    losers = legal & ~winners
+
+    live_nils = 0  # seats whose nil is still alive (no trick taken yet)
+    if nil_bits:
+        for other in range(players):
+            if (nil_bits >> other) & 1 and byte_of_nb(tricks, other) == 0:
+                live_nils |= 1 << other
+
+    # 1. Our own nil: lose every trick we can.
+    if (live_nils >> seat) & 1:
+        if leading:
+            return lowest_rank_nb(prefer_side_suits_nb(legal))
+        if losers:
+            return highest_rank_nb(prefer_side_suits_nb(losers))
+        return lowest_card(winners)
+
+    # 2. Partner's live nil: cover it.
+    if partnership:
+        partner = (seat + 2) & 3
+        if (live_nils >> partner) & play_bits & PLAY_COVER_NIL:
+            if leading:
+                return highest_rank_nb(prefer_side_suits_nb(legal))
+            partner_played = wrap_seat_nb(partner - leader + players, players) < n_in_trick
+            if partner_played:
+                if winning_seat == partner and winners:
+                    return lowest_card(winners)
+            elif winners:
+                return highest_card(winners)
+
+    # 3. An opponent's live nil: stay under it.
+    bust_nils = live_nils if play_bits & PLAY_BUST_NIL else 0
+    for offset in range(1, players if bust_nils else 1):
+        other = wrap_seat_nb(seat + offset, players)
+        if partnership and (other & 1) == (seat & 1):
+            continue
+        if (bust_nils >> other) & 1:
+            if leading:
+                return lowest_rank_nb(prefer_side_suits_nb(legal))
+            other_played = wrap_seat_nb(other - leader + players, players) < n_in_trick
+            if not other_played:
+                return lowest_rank_nb(prefer_side_suits_nb(legal))
+            if winning_seat == other:
+                if losers:
+                    return highest_rank_nb(prefer_side_suits_nb(losers))
+                return lowest_card(winners)
+            break
+
+    # 4. Our contract.
+    contract = byte_of_nb(contracts, seat)
+    counted = contract_seats >> (4 * seat)
+    taken = 0
+    for other in range(4):
+        taken += byte_of_nb(tricks, other) * ((counted >> other) & 1)
+    # (the switches that keep winning tricks after the contract is made are off by default:
+    # one test of their bits skips them)
+    if taken < contract or (play_bits & PLAY_AFTER_CONTRACT
+                            and keep_winning_nb(rules, play_bits, seat, facts, tricks)):
+        if leading:
+            unseen = rules.deck_mask & ~played_mask & ~hand
+            for suit in range(4):
+                cards = legal & suit_mask_nb(suit)
+                if cards:
+                    top = highest_card(cards)
+                    if (unseen & suit_mask_nb(suit) & ~((2 << top) - 1)) == 0:
+                        return top
+            return lowest_rank_nb(prefer_side_suits_nb(legal))
+        if partnership and (winning_seat & 1) == (seat & 1) and losers:
+            return lowest_rank_nb(prefer_side_suits_nb(losers))
+        if winners:
+            return lowest_card(winners)
+        return lowest_rank_nb(prefer_side_suits_nb(losers))
+    if leading:
+        return lowest_rank_nb(prefer_side_suits_nb(legal))
+    if losers:
+        return highest_rank_nb(prefer_side_suits_nb(losers))
+    return lowest_card(winners)
