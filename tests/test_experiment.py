@@ -201,3 +201,247 @@ def test_cli_error_is_one_line_with_status_2(tmp_path):
     assert len(lines) == 1 and "Traceback" not in result.stderr
     assert lines[0] == (f"spades-sim run: error: {path}:6: config \"a\": unknown key "
                         f"\"stratgy\"; allowed: name, rules, rule, strategy, strategies")
+
+
+# -- sizes beyond the shared bounds (core/limits.py) ------------------------------------------
+@pytest.mark.parametrize("text, line, fragment", [
+    ('name = "x"\nseed = 1\nhands = 1000000000000000000\n' + CONFIG, 3,
+     "hands: 1000000000000000000 is more than the largest allowed, 1,000,000,000,000"),
+    ('name = "x"\nseed = 1\ngames = 1000000000001\n' + CONFIG, 3,
+     "games: 1000000000001 is more than the largest allowed"),
+    (BASE + "chunk_size = 10000001\n" + CONFIG, 4,
+     "chunk_size: 10000001 is more than the largest allowed, 10,000,000"),
+    (BASE + "games = 5\ngames_chunk_size = 99999999999\n" + CONFIG, 5,
+     "games_chunk_size: 99999999999 is more than the largest allowed"),
+    (f'name = "x"\nhands = 5\nseed = {2**128}\n' + CONFIG, 3,
+     f"seed: {2**128} is more than the largest allowed, 2**128 - 1"),
+    (BASE + CONFIG + TOURNEY + "games = 1000000000000000000\n", 8,
+     "tournament: games: 1000000000000000000 is more than the largest allowed"),
+    (BASE + CONFIG + TOURNEY + "hands = 1000000000001\n", 8, "tournament: hands: 1000000000001"),
+    (BASE + CONFIG + TOURNEY + "hands = 10\nchunk_size = 10000001\n", 9,
+     "tournament: chunk_size: 10000001 is more than the largest allowed"),
+    (BASE + CONFIG + "\n\nrule = { target = " + "9" * 5000 + " }\n", 8,
+     "an integer of thousands of digits"),
+])
+def test_sizes_beyond_the_bounds_are_refused(text, line, fragment):
+    test_errors_name_file_and_line(text, line, fragment)
+
+
+def test_a_huge_run_is_refused_before_anything_is_written(tmp_path, capsys):
+    from spades_sim.cli import main
+
+    path = tmp_path / "huge.toml"
+    path.write_text('name = "huge"\nseed = 1\nhands = 1000000000000000000\n' + CONFIG)
+    out = tmp_path / "results"
+    assert main(["run", str(path), "--out", str(out), "--reports", str(tmp_path / "r")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        f"spades-sim run: error: {path}:3: hands: 1000000000000000000 is more than the largest "
+        f"allowed, 1,000,000,000,000\n")
+    assert not out.exists() and not (tmp_path / "r").exists()  # no meta.json, nothing at all
+
+
+# -- grids too large to expand ----------------------------------------------------------------
+def test_a_grid_of_300000_configurations_is_refused_at_once():
+    import time
+
+    values = lambda count: "[" + ", ".join(str(v) for v in range(count)) + "]"  # noqa: E731
+    text = (BASE + '[[grid]]\nname = "g{aggression}-{nil_threshold}-{target}"\n'
+            f"params = {{ aggression = {values(30)}, nil_threshold = {values(100)}, "
+            f"target = {values(100)} }}\n")
+    started = time.perf_counter()
+    with pytest.raises(ExperimentError) as info:
+        parse_experiment(text, "experiments/x.toml")
+    assert time.perf_counter() - started < 5
+    assert str(info.value) == (
+        'experiments/x.toml:6: grid "g{aggression}-{nil_threshold}-{target}": params expand to '
+        "300,000 configurations (30 x 100 x 100); at most 1,000 are allowed in an experiment")
+
+
+def test_the_configurations_of_all_tables_together_are_bounded():
+    grid = ('[[grid]]\nname = "{name}{{aggression}}-{{nil_threshold}}"\n'
+            "params = {{ aggression = [{a}], nil_threshold = [{b}] }}\n")
+    numbers = ", ".join(str(v) for v in range(25))
+    text = (BASE + CONFIG + grid.format(name="p", a=numbers, b=numbers)  # 1 + 625
+            + grid.format(name="q", a=numbers, b=numbers))  # + 625 > 1,000
+    with pytest.raises(ExperimentError) as info:
+        parse_experiment(text, "x.toml")
+    assert str(info.value) == ("x.toml:11: the experiment expands to 1,251 configurations by "
+                               "this table; at most 1,000 are allowed")
+    exactly = parse_experiment(BASE + grid.format(name="p", a=numbers, b=numbers), "x.toml")
+    assert len(exactly.configs) == 625
+
+
+# -- lines of tables written other ways ------------------------------------------------------
+@pytest.mark.parametrize("text, line, fragment", [
+    # [config] instead of [[config]]
+    (BASE + '\n[config]\nname = "a"\n', 5, "config: a [config] table (or config.KEY = ...) is "
+                                           "one table; write it as [[config]] tables"),
+    (BASE + '\n[grid]\nname = "a"\n', 5, "write it as [[grid]] tables"),
+    # dotted keys
+    (BASE + 'title = "t"\nconfig.name = "x"\n', 5, "config: a [config] table"),
+    (BASE + CONFIG + '\n[config.x]\ny = 1\n', 7, 'config "a": unknown key "x"'),
+    (BASE + CONFIG + 'rule.target = 300\nrule.mercy = 400\n', 7,
+     'config "a": rule mercy: 400 is not below the target 300'),
+    (BASE + CONFIG + '[config.rule]\ntarget = 300\nnosuch = 1\n', 8,
+     'unknown rule field "nosuch"'),
+    # inline arrays of tables
+    (BASE + 'config = [\n  { name = "a" },\n  { name = "b", rules = "nope" },\n]\n', 6,
+     "config \"b\": unknown preset 'nope'"),
+    (BASE + 'config = [{ name = "a" }, 3]\n', 4, "config: write it as [[config]] tables; item 2"),
+    (BASE + 'config = [{ name = "a" },\n          { name = "a" }]\n', 5,
+     'config name "a" repeats (first on line 4)'),
+    (BASE + 'config = 3\n', 4, "config: write it as [[config]] tables"),
+    # [[tournament]] instead of [tournament]
+    (BASE + CONFIG + '\n[[tournament]]\nstrategies = ["heuristic", "random"]\ngames = 2\n', 7,
+     "tournament: write it as a [tournament] table, not as [[tournament]] tables"),
+    (BASE + 'tournament.games = 2\n' + CONFIG, 4, "tournament: strategies: expected a list"),
+    (BASE + CONFIG + '[tournament]\nstrategies = [\n  "heuristic",\n  "genius",\n]\n'
+     'games = 4\n', 9, "tournament: unknown strategy 'genius'"),
+    (BASE + CONFIG + '[tournament]\nstrategies = [\n  "heuristic",\n  "random",\n'
+     '  "heuristic:aggression=0",\n]\ngames = 4\n', 10,
+     "tournament: strategies: heuristic repeats"),
+])
+def test_tables_written_other_ways_point_at_their_line(text, line, fragment):
+    test_errors_name_file_and_line(text, line, fragment)
+
+
+def test_inline_tables_are_configurations_too():
+    text = (BASE + 'config = [\n  { name = "a" },\n  { name = "b", rule = { target = 300 } },\n]'
+            '\n[[grid]]\nname = "g{aggression}"\nparams = { aggression = [1] }\n')
+    exp = parse_experiment(text)
+    assert [c.name for c in exp.configs] == ["a", "b", "g1"]
+    assert exp.configs[1].rules.target == 300
+
+
+# -- grid values -----------------------------------------------------------------------------
+GRID = BASE + '[[grid]]\nname = "g{aggression}"\n'
+
+
+@pytest.mark.parametrize("text, line, fragment", [
+    (GRID + 'params = { aggression = [\n  1,\n  "x",\n] }\n', 8,
+     "params aggression: 'x' is not a number (a strategy parameter)"),
+    (GRID + 'params = { aggression = [1, true] }\n', 6, "params aggression: True is not a number"),
+    (GRID + 'params = { aggression = [1, [2]] }\n', 6, "[2] is not a number"),
+    (GRID + 'params = { aggression = [1, nan] }\n', 6, "nan is not a finite number"),
+    (GRID + 'params = { aggression = [] }\n', 6,
+     "params aggression: expected a non-empty list of values"),
+    (GRID + 'params = { aggression = [1, 2], target = [] }\n', 6,
+     "params target: expected a non-empty list of values"),
+    (GRID + 'params = { aggression = [\n  1,\n  2,\n  1.0,\n] }\n', 9,
+     "params aggression: 1 repeats (value 1 is the same)"),
+    (GRID + '[grid.params]\naggression = [1]\ntarget = [\n  300,\n  1.5,\n]\n', 10,
+     "params target: 1.5 is not a rule value"),
+    (GRID + 'params = { aggression = [1], target = [300, { a = 1 }] }\n', 6,
+     "params target: {'a': 1} is not a rule value"),
+    (GRID + 'params = { aggression = [1], target = [300, 300] }\n', 6, "300 repeats"),
+    (GRID + 'params = { aggression = [1] }\nstrategy = "heuristic:bid_max={aggression}"\n', 7,
+     "unknown parameter 'bid_max'"),
+    (GRID + 'params = { aggression = [\n  1,\n  1e9,\n] }\nstrategy = "random"\n', 6,
+     '"aggression" is neither a rule field nor a parameter'),
+    (BASE + '[[grid]]\nname = "s{samples}"\nstrategy = "mc"\n'
+     'params = { samples = [\n  4,\n  0,\n] }\n', 9, "parameter samples=0 is out of range"),
+    (BASE + '[[grid]]\nname = "s{samples}"\nstrategy = ["mc:samples={samples}", "random"] \n'
+     'params = { samples = [\n  4,\n  0,\n] }\n', 6, "2 strategies for 4 players"),
+])
+def test_bad_grid_values_point_at_their_line(text, line, fragment):
+    test_errors_name_file_and_line(text, line, fragment)
+
+
+def test_a_grid_parameter_goes_to_strategy_presets_too():
+    exp = parse_experiment(BASE + '[[grid]]\nname = "c{aggression}"\nstrategy = "cautious"\n'
+                           'params = { aggression = [0.5] }\n')
+    assert [s.spec() for s in exp.configs[0].strategies] == ["cautious:aggression=0.5"] * 4
+
+
+# -- rule contradictions: the key that causes them ---------------------------------------------
+@pytest.mark.parametrize("text, line, fragment", [
+    # the override named by the message
+    (BASE + CONFIG + 'rules = "cutthroat"\n\nrule = { nil_exchange = 2 }\n', 8,
+     "rule nil_exchange: an exchange needs partnership scoring"),
+    # a field the preset sets, refused because of an override: the override
+    (BASE + CONFIG + 'rules = "two-player"\nrule = { players = 4 }\n', 7,
+     "rule deal: draw is a two-player deal; allowed with 4 players: standard"),
+    (BASE + CONFIG + 'rules = "classic"\nrule.deal = "draw"\nrule.players = 2\n', 8,
+     "rule partnership: true only with 4 players"),
+    (BASE + CONFIG + 'rule = { deck = "jokers" }\nrules = "cutthroat"\n', 6,
+     "rule deck: jokers is a four-player deck"),
+    # the preset itself
+    (BASE + CONFIG + 'rule = { target = 300 }\nrules = "classik"\n', 7, "unknown preset"),
+    # a grid value
+    (BASE + '[[grid]]\nname = "p{players}"\nrules = "cutthroat"\n'
+     'params = { players = [\n  3,\n  2,\n] }\n', 9,
+     "rule misdeal_redeal: applies only to 3 or more players"),
+    (BASE + '[[grid]]\nname = "t{target}"\nrule = { mercy = 200 }\n'
+     'params = { target = [\n  300,\n  100,\n] }\n', 6,
+     "rule mercy: 200 is not below the target 100"),
+    (BASE + '[[grid]]\nname = "t{target}"\nparams = { target = [\n  300,\n  -300,\n] }\n', 8,
+     'grid "t-300": rule target: -300 is out of range'),
+    # the tournament's rules
+    (BASE + CONFIG + TOURNEY + 'games = 2\nrules = "tournament"\n\nrule = { min_team_bid = 13 }'
+     '\n', 11, "tournament: rule min_team_bid: 13 leaves the last bidder no legal bid"),
+])
+def test_rule_contradictions_point_at_their_cause(text, line, fragment):
+    test_errors_name_file_and_line(text, line, fragment)
+
+
+# -- the line scanner against tomllib ---------------------------------------------------------
+TRICKY = '''
+# comment [not a header]
+a = 1 # c
+"b.c" = 'x' # a quoted key with a dot
+d.e.f = """multi
+line "quoted" \\""" still
+""" # after
+g = \'\'\'lit
+[fake] \'\'\'
+h = [1, [2, 3], { i = 4, j.k = [5,
+  6] }, "s,]"]
+t = 1979-05-27 07:32:00Z
+u = [1979-05-27 07:32:00, 1e+5, -inf, nan, true]
+[[config]]
+name = "a"
+rule = { target = 300, "nil" = false }
+[config.sub]
+x = 1
+[[config]]
+name = "b"
+[config.sub.deep]
+y = 2
+[[config.items]]
+z = 3
+[[config.items]]
+z = 4
+[ spaced . "table" ]
+w = """ends with quotes"""""
+v = ''
+'''
+
+
+def _paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, (*path, key))
+    elif isinstance(value, list):
+        for number, item in enumerate(value):
+            yield from _paths(item, (*path, number))
+
+
+def test_the_line_scanner_finds_every_key_and_value():
+    import tomllib
+
+    from spades_sim.experiment.parse import _Lines
+
+    texts = [TRICKY, VALID] + [path.read_text() for path in (ROOT / "experiments").glob("*.toml")]
+    for text in texts:
+        lines = _Lines(text)
+        missing = [path for path in _paths(tomllib.loads(text)) if path not in lines.where]
+        assert missing == [(), ]  # the document itself has no position
+    lines = _Lines(TRICKY)
+    assert [lines.line(*path) for path in (
+        ("a",), ("b.c",), ("d", "e", "f"), ("g",), ("h", 2, "j", "k", 1), ("h", 3), ("t",),
+        ("u", 4), ("config", 0, "rule", "nil"), ("config", 0, "sub", "x"), ("config", 1),
+        ("config", 1, "sub", "deep", "y"), ("config", 1, "items", 1), ("spaced", "table", "v"),
+    )] == [3, 4, 5, 8, 11, 11, 12, 13, 16, 18, 19, 22, 25, 29]
+    assert lines.line("config", 1, "nosuch") == 19  # the nearest table that holds it

@@ -9,13 +9,17 @@ and validates it, with one-line errors that name the file, the line and the key:
 
     experiments/x.toml:12: config "fast": unknown key "stratgy"; allowed: name, rules, ...
 
-(``tomllib`` reports no line numbers for keys: :class:`_Lines` finds a key's line by scanning
-the text of the table it belongs to.)
+(``tomllib`` reports no positions: :class:`_Lines` scans the text once and records where every
+key, array element and table of the document is written, so an error points at the very line
+of the value it refuses, whether the file writes ``[[config]]`` tables, inline tables, dotted
+keys or ``[config.sub]`` tables.)
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
+import math
 import re
 import sys
 from pathlib import Path
@@ -26,8 +30,10 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from ..core.errors import ExperimentError, RulesError, RunError, StrategyError
-from ..core.rules import FIELD_NAMES, Rules, build_rules
+from ..core.limits import MAX_CHUNK_SIZE, MAX_GRID, MAX_SEED, MAX_UNITS
+from ..core.rules import FIELD_NAMES, PRESETS, Rules, build_rules
 from ..core.strategies import KINDS, parse_strategy
+from ..core.strategies import PRESETS as STRATEGY_PRESETS
 from ..run import make_config
 from .model import (
     ANALYSES,
@@ -47,102 +53,253 @@ _DIR_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 # -- finding a key's line ---------------------------------------------------------------------
-_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\"' -]+?)\s*\]\]?\s*(#.*)?$")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_LOCAL_DATE = re.compile(r"\d{4}-\d{2}-\d{2}$")
+_VALUE_END = set(",]}#\r\n \t")
 
 
 class _Lines:
-    """Line numbers of keys, found by scanning the text (tomllib gives none).
+    """Where each key and value of a TOML text is defined, found by scanning the text (tomllib
+    gives no positions).
 
-    The file is cut into segments at table headers; ``[[config]]`` number ``i`` (and any
-    ``[config.sub]`` header after it) is the segment ``("config", i)``; the top level is
-    ``(None, 0)``. A key's line is the first line of its segment matching ``^\\s*key\\s*=``
-    (or, for keys of inline tables such as ``rule = { target = 300 }``, containing ``key =``).
+    A *path* names a place in the parsed document as tomllib returns it: ``("seed",)``,
+    ``("config", 2, "rule", "target")`` (the third ``[[config]]`` table, or the third inline
+    table of ``config = [...]``), ``("grid", 0, "params", "aggression", 1)`` (the second value
+    of that list). The scanner records the first position of every path: a key where it is
+    written (the last part of a dotted key ``rule.target = 300``, the key of a table header
+    ``[config.x]``), an element of an array where it starts, an array of tables at its
+    ``[[header]]``. It runs only on text tomllib accepted, so it can follow the grammar
+    loosely.
     """
 
     def __init__(self, text: str):
-        self.lines = text.splitlines()
-        self.segments: dict[tuple, tuple[int, int]] = {}
-        counts: dict[str, int] = {}
-        current, start = (None, 0), 0
-        for number, line in enumerate(self.lines):
-            match = _HEADER.match(line)
-            if not match or line.lstrip().startswith("#"):
-                continue
-            table = match.group(1).strip().strip("\"'")
-            top = table.split(".")[0]
-            if line.lstrip().startswith("[[") and "." not in table:
-                self.segments.setdefault(current, (start, number))
-                current = (top, counts.get(top, 0))
-                counts[top] = counts.get(top, 0) + 1
-                start = number
-            elif current[0] is None or top != current[0]:
-                self.segments.setdefault(current, (start, number))
-                current, start = (top, -1), number
-        self.segments.setdefault(current, (start, len(self.lines)))
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+        self.where: dict[tuple, int] = {}
+        self.tables: dict[tuple, int] = {}  # arrays of tables ([[a.b]]) and their counts
+        self.pos = 0
+        try:
+            self._document()
+        except (IndexError, ValueError, tomllib.TOMLDecodeError):  # pragma: no cover
+            pass  # text the scanner does not follow: keys found so far, the rest on line 1
 
-    def of_table(self, table: str | None = None, index: int = 0) -> int:
-        """The 1-based line of a table's header (1 for the top level)."""
-        start, _ = self.segments.get((table, index), (0, 0))
-        return start + 1
+    # reading
+    def _peek(self, count: int = 1) -> str:
+        return self.text[self.pos:self.pos + count]
 
-    def of_key(self, key: str, table: str | None = None, index: int = 0,
-               inline: bool = False) -> int:
-        """The 1-based line of ``key`` in a table (its header line when not found)."""
-        start, end = self.segments.get((table, index), (0, len(self.lines)))
-        quoted = rf"(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')"
-        exact = re.compile(rf"^\s*{quoted}\s*=")
-        anywhere = re.compile(rf"(?:^|[{{,\s]){quoted}\s*=")
-        for pattern in (exact, anywhere) if inline else (exact,):
-            for number in range(start, end):
-                if pattern.search(self.lines[number]):
-                    return number + 1
-        return start + 1
+    def _blank(self, newlines: bool = False) -> None:
+        """Skip spaces and tabs (and, with ``newlines``, line ends and comments)."""
+        text = self.text
+        while self.pos < len(text):
+            char = text[self.pos]
+            if char in " \t":
+                self.pos += 1
+            elif newlines and char in "\r\n":
+                self.pos += 1
+            elif newlines and char == "#":
+                end = text.find("\n", self.pos)
+                self.pos = len(text) if end < 0 else end
+            else:
+                return
+
+    def _record(self, path: tuple, pos: int) -> None:
+        self.where.setdefault(path, pos)
+
+    def _key(self) -> list[tuple[str, int]]:
+        """A dotted key: its parts with their positions."""
+        parts = []
+        while True:
+            self._blank()
+            start, char = self.pos, self._peek()
+            if char in "\"'":
+                end = self._string_end(self.pos)
+                part = tomllib.loads("k = " + self.text[start:end])["k"]
+                self.pos = end
+            else:
+                match = _BARE_KEY.match(self.text, self.pos)
+                if not match:
+                    raise ValueError(f"no key at {self.pos}")
+                part, self.pos = match.group(), match.end()
+            parts.append((part, start))
+            self._blank()
+            if self._peek() != ".":
+                return parts
+            self.pos += 1
+
+    def _string_end(self, pos: int) -> int:
+        """The end of the string that starts at ``pos``."""
+        text = self.text
+        quote = text[pos]
+        if text.startswith(quote * 3, pos):
+            i = pos + 3
+            while True:
+                if quote == '"' and text[i] == "\\":
+                    i += 2
+                elif text.startswith(quote * 3, i):
+                    end = i + 3
+                    while end < len(text) and text[end] == quote and end < i + 5:
+                        end += 1  # up to two quotes of the content may precede the closing
+                    return end
+                else:
+                    i += 1
+        i = pos + 1
+        while text[i] != quote:
+            i += 2 if quote == '"' and text[i] == "\\" else 1
+        return i + 1
+
+    def _value(self, path: tuple) -> None:
+        self._record(path, self.pos)
+        char = self._peek()
+        if char in "\"'":
+            self.pos = self._string_end(self.pos)
+        elif char == "[":
+            self.pos += 1
+            index = 0
+            while True:
+                self._blank(newlines=True)
+                if self._peek() == "]":
+                    self.pos += 1
+                    return
+                self._value(path + (index,))
+                index += 1
+                self._blank(newlines=True)
+                if self._peek() == ",":
+                    self.pos += 1
+        elif char == "{":
+            self.pos += 1
+            while True:
+                self._blank(newlines=True)
+                if self._peek() == "}":
+                    self.pos += 1
+                    return
+                self._key_value(path)
+                self._blank(newlines=True)
+                if self._peek() == ",":
+                    self.pos += 1
+        else:  # a number, a boolean or a date and time
+            start = self.pos
+            while self.pos < len(self.text) and self.text[self.pos] not in _VALUE_END:
+                self.pos += 1
+            if _LOCAL_DATE.match(self.text, start, self.pos) and \
+                    self.text[self.pos:self.pos + 2][1:].isdigit() and self._peek() == " ":
+                self.pos += 1  # 1979-05-27 07:32:00: a date and time with a space
+                while self.pos < len(self.text) and self.text[self.pos] not in _VALUE_END:
+                    self.pos += 1
+            if self.pos == start:
+                raise ValueError(f"no value at {start}")
+
+    def _key_value(self, table: tuple) -> None:
+        path = table
+        for part, pos in self._key():
+            path += (part,)
+            self._record(path, pos)
+        if self._peek() != "=":
+            raise ValueError(f"no = at {self.pos}")
+        self.pos += 1
+        self._blank()
+        self._value(path)
+
+    def _resolve(self, parts) -> tuple:
+        """A header's path: each array of tables it passes through means its last table."""
+        path = ()
+        for part, pos in parts:
+            path += (part,)
+            self._record(path, pos)
+            if path in self.tables:
+                path += (self.tables[path] - 1,)
+        return path
+
+    def _header(self) -> tuple:
+        start = self.pos
+        array = self.text.startswith("[[", self.pos)
+        self.pos += 2 if array else 1
+        parts = self._key()
+        self.pos += 2 if array else 1
+        if not array:
+            path = self._resolve(parts)
+            self._record(path, start)
+            return path
+        path = self._resolve(parts[:-1]) + (parts[-1][0],)
+        self._record(path, start)
+        index = self.tables.get(path, 0)
+        self.tables[path] = index + 1
+        self._record(path + (index,), start)
+        return path + (index,)
+
+    def _document(self) -> None:
+        table: tuple = ()
+        while True:
+            self._blank(newlines=True)
+            if self.pos >= len(self.text):
+                return
+            if self._peek() == "[":
+                table = self._header()
+            else:
+                self._key_value(table)
+
+    # answering
+    def position(self, *path) -> int:
+        """The offset of ``path``, or of its longest prefix the text shows (0 for none)."""
+        while path and path not in self.where:
+            path = path[:-1]
+        return self.where.get(path, 0)
+
+    def line(self, *path) -> int:
+        """The 1-based line of ``path`` (or of its longest prefix the text shows; 1 for none)."""
+        return bisect.bisect_right(self.starts, self.position(*path))
 
 
 # -- parsing --------------------------------------------------------------------------------------
+def _bound(value: int) -> str:
+    """A largest allowed value for people: ``1,000,000,000,000`` or ``2**128 - 1``."""
+    return "2**128 - 1" if value == MAX_SEED else f"{value:,}"
+
+
 class _Parser:
     def __init__(self, path: str, text: str):
         self.path, self.text = path, text
-        self.lines = _Lines(text)
+        self.lines = _Lines("")
 
-    def fail(self, line: int, message: str):
+    def fail(self, where, message: str):
+        """Refuse the file at ``where``: a line number, or a path of the document (the line of
+        that key or value, or of the nearest table around it)."""
+        line = where if isinstance(where, int) else self.lines.line(*where)
         raise ExperimentError(f"{self.path}:{line}: {message}")
 
-    def key_line(self, key, table=None, index=0, inline=False) -> int:
-        return self.lines.of_key(key, table, index, inline)
-
-    def check_keys(self, data: dict, allowed, table=None, index=0, label=""):
+    def check_keys(self, data: dict, allowed, where=(), label=""):
         for key in data:
             if key not in allowed:
-                self.fail(self.key_line(key, table, index),
+                self.fail((*where, key),
                           f"{label}unknown key \"{key}\"; allowed: {', '.join(allowed)}")
 
-    # top-level values
-    def get(self, data, key, kind, default=None, required=False, table=None, index=0,
-            label=""):
-        """A value of the top level (or of ``table``), checked against ``kind``."""
+    def get(self, data, key, kind, default=None, required=False, where=(), label="",
+            high=None):
+        """A value of the top level (or of the table at path ``where``), checked against
+        ``kind`` (and, for integers, at most ``high``)."""
         if key not in data:
             if required:
-                self.fail(1, f"missing key \"{key}\"")
+                self.fail(where or 1, f"{label}missing key \"{key}\"")
             return default
-        value = data[key]
-        line = self.key_line(key, table, index)
+        value, path = data[key], (*where, key)
         if kind == "str":
             if not isinstance(value, str) or not value.strip():
-                self.fail(line, f"{label}{key}: expected a non-empty string, got {value!r}")
+                self.fail(path, f"{label}{key}: expected a non-empty string, got {value!r}")
             return value.strip()
         if kind in ("int", "count"):
             low = 0 if kind == "int" else 1
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                self.fail(line, f"{label}{key}: expected an integer >= {low}, got {value!r}")
+                self.fail(path, f"{label}{key}: expected an integer >= {low}, got {value!r}")
+            if high is not None and value > high:
+                self.fail(path, f"{label}{key}: {value} is more than the largest allowed, "
+                                f"{_bound(high)}")
             return value
         if kind == "bool":
             if not isinstance(value, bool):
-                self.fail(line, f"{label}{key}: expected true or false, got {value!r}")
+                self.fail(path, f"{label}{key}: expected true or false, got {value!r}")
             return value
         raise AssertionError(kind)
 
-    def parse(self) -> Experiment:
+    def load(self) -> dict:
         try:
             data = tomllib.loads(self.text)
         except tomllib.TOMLDecodeError as error:
@@ -152,40 +309,49 @@ class _Parser:
             if match:
                 message = message[:match.start()].rstrip() + f" (column {match.group(2)})"
             self.fail(line, f"TOML syntax error: {message}")
+        except ValueError:  # an integer of more digits than Python converts
+            long = re.search(r"\d[\d_]{999,}", self.text)
+            line = self.text.count("\n", 0, long.start()) + 1 if long else 1
+            self.fail(line, "an integer of thousands of digits; far too large")
+        self.lines = _Lines(self.text)
+        return data
+
+    def parse(self) -> Experiment:
+        data = self.load()
         self.check_keys(data, TOP_KEYS)
         name = self.get(data, "name", "str", required=True)
         if not _DIR_NAME.match(name):
-            self.fail(self.key_line("name"), f"name: {name!r} is not a folder name (letters, "
-                                             f"digits, _ . -)")
-        seed = self.get(data, "seed", "int", required=True)
-        hands = self.get(data, "hands", "count")
-        games = self.get(data, "games", "count")
+            self.fail(("name",), f"name: {name!r} is not a folder name (letters, digits, _ . -)")
+        seed = self.get(data, "seed", "int", required=True, high=MAX_SEED)
+        hands = self.get(data, "hands", "count", high=MAX_UNITS)
+        games = self.get(data, "games", "count", high=MAX_UNITS)
         tournament = self.parse_tournament(data)
         if hands is None and games is None and tournament is None:
             self.fail(1, "give hands, games or both (the sizes of the runs), or a [tournament]")
-        chunk_size = self.get(data, "chunk_size", "count", DEFAULT_CHUNK["hands"])
-        games_chunk = self.get(data, "games_chunk_size", "count", DEFAULT_CHUNK["games"])
+        chunk_size = self.get(data, "chunk_size", "count", DEFAULT_CHUNK["hands"],
+                              high=MAX_CHUNK_SIZE)
+        games_chunk = self.get(data, "games_chunk_size", "count", DEFAULT_CHUNK["games"],
+                               high=MAX_CHUNK_SIZE)
         duplicate = self.get(data, "duplicate", "bool", False)
         analyses = self.parse_analyses(data, hands, games, tournament)
-        if hands is None and games is None and not data.get("config") and not data.get("grid"):
+        if hands is None and games is None and "config" not in data and "grid" not in data:
             configs, sources = [], []  # a tournament alone
         else:
             configs, sources = self.parse_configs(data)
         if duplicate:
             for config in configs:
                 if config.rules.players != 4 or not config.rules.partnership:
-                    self.fail(self.key_line("duplicate"),
+                    self.fail(("duplicate",),
                               f"duplicate: config \"{config.name}\" is not four players in "
                               f"partnerships; duplicate mode needs every config to be")
         names = [c.name for c in configs]
         baseline = self.get(data, "baseline", "str")
         if baseline is not None and baseline not in names:
-            self.fail(self.key_line("baseline"),
+            self.fail(("baseline",),
                       f"baseline: \"{baseline}\" is not a config; configs: {', '.join(names)}")
         if "variant_effects" in analyses:
             if hands is None:
-                self.fail(self.key_line("analyses"),
-                          "analyses: variant_effects compares hands: give hands")
+                self.fail(("analyses",), "analyses: variant_effects compares hands: give hands")
             if baseline is None:
                 baseline = names[0]
         return Experiment(
@@ -201,94 +367,116 @@ class _Parser:
             default = ["bid_accuracy", "nil"] if hands or games else []
             default += (["games"] if games else []) + (["strategies"] if tournament else [])
             return tuple(default)
-        value, line = data["analyses"], self.key_line("analyses")
+        value, where = data["analyses"], ("analyses",)
         if not isinstance(value, list) or not value or \
                 not all(isinstance(v, str) for v in value):
-            self.fail(line, f"analyses: expected a list of names, got {value!r}")
-        for item in value:
+            self.fail(where, f"analyses: expected a list of names, got {value!r}")
+        for number, item in enumerate(value):
             if item not in ANALYSES:
-                self.fail(line, f"analyses: unknown analysis \"{item}\"; allowed: "
-                                f"{', '.join(ANALYSES)}")
-        if len(set(value)) != len(value):
-            self.fail(line, "analyses: a name repeats")
+                self.fail((*where, number), f"analyses: unknown analysis \"{item}\"; allowed: "
+                                            f"{', '.join(ANALYSES)}")
+            if item in value[:number]:
+                self.fail((*where, number), f"analyses: {item} repeats")
         if "games" in value and games is None:
-            self.fail(line, "analyses: games needs whole games: give games")
+            self.fail(where, "analyses: games needs whole games: give games")
         if hands is None and games is None:
             for item in value:
                 if item != "strategies":
-                    self.fail(line, f"analyses: {item} needs hands or games (a [tournament] "
-                                    f"alone shows in strategies)")
+                    self.fail(where, f"analyses: {item} needs hands or games (a [tournament] "
+                                     f"alone shows in strategies)")
         if tournament is not None and "strategies" not in value:
-            self.fail(line, "analyses: the [tournament] is shown in the strategies section: "
-                            "add \"strategies\"")
+            self.fail(where, "analyses: the [tournament] is shown in the strategies section: "
+                             "add \"strategies\"")
         return tuple(value)
 
     def parse_tournament(self, data) -> TournamentSpec | None:
         """The optional ``[tournament]`` table."""
         if "tournament" not in data:
             return None
-        table, where = data["tournament"], ("tournament", -1)
+        table, where = data["tournament"], ("tournament",)
         if not isinstance(table, dict):
-            self.fail(self.key_line("tournament"),
-                      "tournament: write it as a [tournament] table")
+            shape = "[[tournament]] tables" if isinstance(table, list) else "a value"
+            self.fail(where, f"tournament: write it as a [tournament] table, not as {shape}")
         label = "tournament: "
-        self.check_keys(table, TOURNAMENT_KEYS, *where, label)
-        header = self.lines.of_table(*where)
-        specs, line = table.get("strategies"), self.key_line("strategies", *where)
+        self.check_keys(table, TOURNAMENT_KEYS, where, label)
+        specs = table.get("strategies")
         if not isinstance(specs, list) or len(specs) < 2 or \
                 not all(isinstance(spec, str) for spec in specs):
-            self.fail(line if "strategies" in table else header,
+            self.fail((*where, "strategies"),
                       f"{label}strategies: expected a list of at least two strategy specs, "
                       f"got {specs!r}")
-        strategies = []
-        for spec in specs:
+        strategies, names = [], []
+        for number, spec in enumerate(specs):
             try:
-                strategies.append(parse_strategy(spec))
+                strategy = parse_strategy(spec)
             except StrategyError as error:
-                self.fail(line, f"{label}{error}")
-        names = [str(strategy) for strategy in strategies]
-        repeated = sorted({name for name in names if names.count(name) > 1})
-        if repeated:
-            self.fail(line, f"{label}strategies: {', '.join(repeated)} repeats")
-        preset = self.get(table, "rules", "str", "classic", table=where[0], index=where[1],
-                          label=label)
+                self.fail((*where, "strategies", number), f"{label}{error}")
+            if str(strategy) in names:
+                self.fail((*where, "strategies", number),
+                          f"{label}strategies: {strategy} repeats")
+            strategies.append(strategy)
+            names.append(str(strategy))
+        preset = self.get(table, "rules", "str", "classic", where=where, label=label)
         overrides = table.get("rule", {})
         if not isinstance(overrides, dict):
-            self.fail(self.key_line("rule", *where),
+            self.fail((*where, "rule"),
                       f"{label}rule: expected a table such as {{ target = 300 }}")
-        rules = self.rules(preset, dict(overrides), label, *where)
+        rules = self.rules(preset, [(key, value, (*where, "rule", key))
+                                    for key, value in overrides.items()], label, where)
         if rules.players != 4 or not rules.partnership:
-            self.fail(self.key_line("rules", *where),
+            self.fail((*where, "rules"),
                       f"{label}rules {preset}: a tournament needs four players in two "
                       f"partnerships")
-        sizes = {unit: self.get(table, unit, "count", table=where[0], index=where[1],
-                                label=label) for unit in MODES}
+        sizes = {unit: self.get(table, unit, "count", where=where, label=label, high=MAX_UNITS)
+                 for unit in MODES}
         given = [unit for unit in MODES if sizes[unit] is not None]
         if len(given) != 1:
-            self.fail(self.key_line("hands", *where) if len(given) == 2 else header,
+            self.fail((*where, "hands") if len(given) == 2 else where,
                       f"{label}give games or hands (boards per pair)"
                       + (", not both" if given else ""))
         unit = given[0]
-        chunk = self.get(table, "chunk_size", "count", DEFAULT_CHUNK[unit], table=where[0],
-                         index=where[1], label=label)
+        chunk = self.get(table, "chunk_size", "count", DEFAULT_CHUNK[unit], where=where,
+                         label=label, high=MAX_CHUNK_SIZE)
         return TournamentSpec(tuple(strategies), rules, unit, sizes[unit], chunk)
 
+    # configurations
     def parse_configs(self, data):
         for key in ("config", "grid"):
             value = data.get(key, [])
-            if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-                self.fail(self.key_line(key), f"{key}: write it as [[{key}]] tables")
+            if isinstance(value, dict):
+                self.fail((key,), f"{key}: a [{key}] table (or {key}.KEY = ...) is one table; "
+                                  f"write it as [[{key}]] tables, one per configuration")
+            if not isinstance(value, list):
+                self.fail((key,), f"{key}: write it as [[{key}]] tables")
+            for number, item in enumerate(value):
+                if not isinstance(item, dict):
+                    self.fail((key, number), f"{key}: write it as [[{key}]] tables; item "
+                                             f"{number + 1} is {item!r}")
         if not data.get("config") and not data.get("grid"):
             self.fail(1, "no configurations: add [[config]] or [[grid]] tables")
         # Configurations in the order their tables appear in the file.
-        tables = [(self.lines.of_table(key, index), key, index, table)
-                  for key in ("config", "grid") for index, table in enumerate(data.get(key, []))]
-        configs, sources, seen = [], [], {}
-        for _, key, index, table in sorted(tables, key=lambda item: item[0]):
+        tables = sorted(((self.lines.position(key, index), key, index, table)
+                         for key in ("config", "grid")
+                         for index, table in enumerate(data.get(key, []))),
+                        key=lambda item: item[0])
+        # Count the configurations before making any: a grid multiplies its value counts.
+        total, params = 0, {}
+        for _, key, index, table in tables:
             if key == "config":
-                made = [self.one_config(table, index)]
+                total += 1
             else:
-                made = self.grid(table, index)
+                params[index] = self.grid_params(table, index)
+                total += math.prod(len(values) for values in params[index].values())
+            if total > MAX_GRID:
+                where = ("grid", index, "params") if key == "grid" else (key, index)
+                self.fail(where, f"the experiment expands to {total:,} configurations by this "
+                                 f"table; at most {MAX_GRID:,} are allowed")
+        configs, sources, seen = [], [], {}
+        for _, key, index, table in tables:
+            if key == "config":
+                made = [self.one_config(table, ("config", index))]
+            else:
+                made = self.grid(table, index, params[index])
             for config, source, line in made:
                 if config.name in seen:
                     self.fail(line, f"config name \"{config.name}\" repeats (first on line "
@@ -298,154 +486,240 @@ class _Parser:
                 sources.append(source)
         return configs, sources
 
-    def one_config(self, table: dict, index: int, origin="config", values=None,
-                   label=None):
-        """One configuration from a ``[[config]]`` table, or from a ``[[grid]]`` table with one
-        combination of ``values``; returns ``(Config, ConfigSource, line)``."""
-        allowed = CONFIG_KEYS if origin == "config" else GRID_KEYS
-        self.check_keys(table, allowed, origin, index,
-                        label or f"{origin} {self.table_label(table, origin, index)}: ")
-        line = self.key_line("name", origin, index)
+    def grid_params(self, table: dict, index: int) -> dict:
+        """A ``[[grid]]`` table's params, checked: ``{param: [(value, path), ...]}``."""
+        where = ("grid", index)
+        label = f"grid {self.table_label(table, index)}: "
+        self.check_keys(table, GRID_KEYS, where, label)
+        params = table.get("params")
+        if not isinstance(params, dict) or not params:
+            self.fail((*where, "params"),
+                      f"{label}params: expected a table of lists, such as "
+                      f"{{ aggression = [-1, 0, 1] }}")
+        specs = table.get("strategy", "")
+        specs = [specs] if isinstance(specs, str) else specs if isinstance(specs, list) else []
+        if isinstance(table.get("strategies"), dict):
+            specs = list(table["strategies"].values())
+        texts = " ".join(spec for spec in specs if isinstance(spec, str))
+        for key, values in params.items():
+            if not isinstance(values, list) or not values:
+                self.fail((*where, "params", key),
+                          f"{label}params {key}: expected a non-empty list of values")
+        count = math.prod(len(values) for values in params.values())
+        if count > MAX_GRID:
+            self.fail((*where, "params"),
+                      f"{label}params expand to {count:,} configurations "
+                      f"({' x '.join(str(len(values)) for values in params.values())}); at most "
+                      f"{MAX_GRID:,} are allowed in an experiment")
+        checked = {}
+        for key, values in params.items():
+            path = (*where, "params", key)
+            seen = {}
+            for number, value in enumerate(values):
+                value_path = (*path, number)
+                numeric = not isinstance(value, bool) and isinstance(value, (int, float))
+                if key in FIELD_NAMES:
+                    if isinstance(value, float) or not isinstance(value, (bool, int, str)):
+                        self.fail(value_path, f"{label}params {key}: {value!r} is not a rule "
+                                              f"value (true, false, an integer or a text)")
+                elif "{" + key + "}" in texts:
+                    if not isinstance(value, (bool, int, float, str)):
+                        self.fail(value_path, f"{label}params {key}: {value!r} is not a "
+                                              f"number, true, false or a text")
+                elif not numeric:
+                    self.fail(value_path, f"{label}params {key}: {value!r} is not a number "
+                                          f"(a strategy parameter)")
+                if isinstance(value, float) and not math.isfinite(value):
+                    self.fail(value_path, f"{label}params {key}: {value!r} is not a finite "
+                                          f"number")
+                text = _text(value)
+                if text in seen:
+                    self.fail(value_path, f"{label}params {key}: {text} repeats (value "
+                                          f"{seen[text] + 1} is the same)")
+                seen[text] = number
+            checked[key] = [(value, (*path, number)) for number, value in enumerate(values)]
+        return checked
+
+    def grid(self, table: dict, index: int, params: dict):
+        """The configurations of a ``[[grid]]`` table, one per combination of ``params``."""
+        label = f"grid {self.table_label(table, index)}: "
+        keys = list(params)
+        made = [self.one_config(table, ("grid", index), dict(zip(keys, combo)), label)
+                for combo in itertools.product(*(params[k] for k in keys))]
+        if len({config.name for config, _, _ in made}) < len(made):
+            example = "-".join("{" + key + "}" for key in keys)
+            self.fail(("grid", index, "name"),
+                      f"{label}every combination needs its own name: write the "
+                      f"parameters into it, such as \"{table.get('name')}-{example}\"")
+        return made
+
+    def one_config(self, table: dict, where: tuple, values=None, label=None):
+        """One configuration from a ``[[config]]`` table (at path ``where``), or from a
+        ``[[grid]]`` table with one combination ``values`` (``{param: (value, path)}``);
+        returns ``(Config, ConfigSource, line)``."""
+        origin = where[0]
+        if origin == "config":
+            self.check_keys(table, CONFIG_KEYS, where,
+                            label or f"config {self.table_label(table, where[1])}: ")
+        name_path = (*where, "name")
         name = table.get("name")
         if not isinstance(name, str) or not name.strip():
-            self.fail(line if "name" in table else self.lines.of_table(origin, index),
-                      f"{origin}: missing or empty name")
+            self.fail(name_path, f"{origin}: missing or empty name")
         values = values or {}
         if origin == "grid":
             try:
-                name = name.format(**{k: _text(v) for k, v in values.items()})
+                name = name.format(**{k: _text(v) for k, (v, _) in values.items()})
             except (KeyError, IndexError, ValueError) as error:
-                self.fail(line, f"grid \"{name}\": the name's placeholder {error} is not a "
-                                f"parameter of params")
+                self.fail(name_path, f"grid \"{name}\": the name's placeholder {error} is not a "
+                                     f"parameter of params")
         name = name.strip()
         if not _NAME.match(name):
-            self.fail(line, f"config name {name!r}: use letters, digits and _ . = , + -")
-        where = f"{origin} \"{name}\": "
+            self.fail(name_path, f"config name {name!r}: use letters, digits and _ . = , + -")
+        label = f"{origin} \"{name}\": "
         preset = table.get("rules", "classic")
         if not isinstance(preset, str):
-            self.fail(self.key_line("rules", origin, index),
-                      f"{where}rules: expected a preset name, got {preset!r}")
+            self.fail((*where, "rules"), f"{label}rules: expected a preset name, got {preset!r}")
         overrides = table.get("rule", {})
         if not isinstance(overrides, dict):
-            self.fail(self.key_line("rule", origin, index),
-                      f"{where}rule: expected a table such as {{ target = 300 }}")
-        overrides = dict(overrides)
-        rule_params = {k: v for k, v in values.items() if k in FIELD_NAMES}
-        rules = self.rules(preset, {**overrides, **rule_params}, where, origin, index)
-        specs = self.strategies(table, rules, values, where, origin, index)
+            self.fail((*where, "rule"),
+                      f"{label}rule: expected a table such as {{ target = 300 }}")
+        merged = {key: (value, (*where, "rule", key)) for key, value in overrides.items()}
+        merged.update((key, pair) for key, pair in values.items() if key in FIELD_NAMES)
+        rules = self.rules(preset, [(key, value, path) for key, (value, path) in merged.items()],
+                           label, where)
+        specs, paths = self.strategies(table, rules, values, label, where)
         try:
             config = make_config(name, rules, specs)
         except (RunError, StrategyError) as error:
-            self.fail(self.key_line("strategy", origin, index), f"{where}{error}")
+            self.fail((*where, "strategies" if "strategies" in table else "strategy"),
+                      f"{label}{error}")
         source = ConfigSource(name, preset, rules.overrides(),
                               tuple(s.spec() for s in config.strategies), origin)
-        return config, source, line
+        return config, source, self.lines.line(*name_path)
 
-    def rules(self, preset, overrides, where, origin, index) -> Rules:
-        texts = [(key, f"{key}={rule_text(value)}", value) for key, value in overrides.items()]
-        for key, _, value in texts:
+    def rules(self, preset, overrides, label, where) -> Rules:
+        """Rules from a preset name and ``[(field, value, path)]`` overrides; a refusal points
+        at the override (or the ``rules`` key) that causes it."""
+        for key, value, path in overrides:
             if key not in FIELD_NAMES:
-                self.fail(self.key_line(key, origin, index, inline=True),
-                          f"{where}unknown rule field \"{key}\"; allowed: "
-                          f"{', '.join(FIELD_NAMES)}")
-            if isinstance(value, (list, dict, float)) and not isinstance(value, bool):
-                self.fail(self.key_line(key, origin, index, inline=True),
-                          f"{where}rule {key}: {value!r} is not a rule value")
+                self.fail(path, f"{label}unknown rule field \"{key}\"; allowed: "
+                                f"{', '.join(FIELD_NAMES)}")
+            if isinstance(value, float) or not isinstance(value, (bool, int, str)):
+                self.fail(path, f"{label}rule {key}: {value!r} is not a rule value")
         try:
-            return build_rules(preset, [text for _, text, _ in texts])
+            return _build(preset, overrides)
         except RulesError as error:
-            message = str(error)
-            line = self.key_line("rules", origin, index)
-            for key, _, _ in texts:
-                if f"rule {key}:" in message or f"{key!r}" in message:
-                    line = self.key_line(key, origin, index, inline=True)
-                    break
-            self.fail(line, f"{where}{message}")
+            self.fail(self.rules_culprit(preset, overrides, str(error), where),
+                      f"{label}{error}")
 
-    def strategies(self, table, rules, values, where, origin, index) -> list[str]:
+    @staticmethod
+    def rules_culprit(preset, overrides, message, where) -> tuple:
+        """The path of what makes ``preset`` with ``overrides`` fail with ``message``: the
+        override the message names; else, for a field the preset sets, the last override
+        without which that field is no longer refused; else the ``rules`` key."""
+        rules_path = (*where, "rules")
+        if preset not in PRESETS:
+            return rules_path
+        match = re.match(r"rule (\w+):", message)
+        if not match:
+            return rules_path
+        field = match.group(1)
+        for key, _, path in overrides:
+            if key == field:
+                return path
+        for key, _, path in reversed(overrides):
+            try:
+                _build(preset, [item for item in overrides if item[0] != key])
+            except RulesError as error:
+                if str(error).startswith(f"rule {field}:"):
+                    continue
+            return path
+        return rules_path
+
+    def strategies(self, table, rules, values, label, where):
+        """The strategy spec of each seat with the grid's ``values`` in, and the path each
+        came from: ``(specs, paths)``."""
         if "strategy" in table and "strategies" in table:
-            self.fail(self.key_line("strategies", origin, index),
-                      f"{where}give strategy or strategies, not both")
-        line = self.key_line("strategies" if "strategies" in table else "strategy",
-                             origin, index)
+            self.fail((*where, "strategies"), f"{label}give strategy or strategies, not both")
         if "strategies" in table:
+            path = (*where, "strategies")
             sides = table["strategies"]
             if not isinstance(sides, dict):
-                self.fail(line, f"{where}strategies: expected a table such as "
+                self.fail(path, f"{label}strategies: expected a table such as "
                                 f"{{ side0 = \"heuristic\", side1 = \"random\" }}")
             wanted = [f"side{s}" for s in range(rules.n_sides)]
             for key in sides:
                 if key not in wanted:
-                    self.fail(line, f"{where}strategies: unknown side \"{key}\"; allowed: "
-                                    f"{', '.join(wanted)}")
+                    self.fail((*path, key), f"{label}strategies: unknown side \"{key}\"; "
+                                            f"allowed: {', '.join(wanted)}")
             missing = [key for key in wanted if key not in sides]
             if missing:
-                self.fail(line, f"{where}strategies: missing {', '.join(missing)}")
-            specs = [sides[f"side{rules.side_of(seat)}"] for seat in range(rules.players)]
+                self.fail(path, f"{label}strategies: missing {', '.join(missing)}")
+            keys = [f"side{rules.side_of(seat)}" for seat in range(rules.players)]
+            specs, paths = [sides[key] for key in keys], [(*path, key) for key in keys]
         else:
+            path = (*where, "strategy")
             specs = table.get("strategy", "heuristic")
-            specs = [specs] if isinstance(specs, str) else specs
-        if not isinstance(specs, list) or not specs or \
-                not all(isinstance(s, str) for s in specs):
-            self.fail(line, f"{where}strategy: expected a spec string or a list of them")
-        strategy_values = {k: v for k, v in values.items() if k not in FIELD_NAMES}
-        placed = set()
+            if isinstance(specs, str):
+                specs, paths = [specs], [path]
+            else:
+                paths = [(*path, number) for number in range(len(specs))] \
+                    if isinstance(specs, list) else [path]
+        if not isinstance(specs, list) or not specs:
+            self.fail(path, f"{label}strategy: expected a spec string or a list of them")
+        for spec, spec_path in zip(specs, paths):
+            if not isinstance(spec, str):
+                self.fail(spec_path, f"{label}strategy: expected a spec string, got {spec!r}")
+        strategy_values = {k: pair for k, pair in values.items() if k not in FIELD_NAMES}
+        placed: dict[str, set] = {}  # param -> the seats whose spec it went into
         texts = []
-        for spec in specs:
-            for key, value in strategy_values.items():
+        for seat, spec in enumerate(specs):
+            for key, (value, _) in strategy_values.items():
                 if "{" + key + "}" in spec:
                     spec = spec.replace("{" + key + "}", _text(value))
-                    placed.add(key)
+                    placed.setdefault(key, set()).add(seat)
             texts.append(spec)
-        for key, value in strategy_values.items():
+        for key, (value, _) in strategy_values.items():
             if key in placed:
                 continue
             # A grid parameter not written into a spec goes to every seat whose strategy kind
             # has it.
-            takers = 0
-            for number, spec in enumerate(texts):
-                kind = spec.split(":", 1)[0].strip()
-                if kind in KINDS and any(p.name == key for p in KINDS[kind].params):
-                    texts[number] = spec + ("," if ":" in spec else ":") + f"{key}={_text(value)}"
-                    takers += 1
-            if not takers:
-                self.fail(self.key_line("params", origin, index),
-                          f"{where}params: \"{key}\" is neither a rule field nor a parameter of "
+            for seat, spec in enumerate(texts):
+                if key in _param_names(spec):
+                    texts[seat] = spec + ("," if ":" in spec else ":") + f"{key}={_text(value)}"
+                    placed.setdefault(key, set()).add(seat)
+            if key not in placed:
+                self.fail((*where, "params", key),
+                          f"{label}params: \"{key}\" is neither a rule field nor a parameter of "
                           f"the strategies {', '.join(sorted(set(texts)))}")
-        for spec in texts:
+        for seat, spec in enumerate(texts):
             try:
                 parse_strategy(spec)
             except StrategyError as error:
-                self.fail(line, f"{where}{error}")
-        return texts
-
-    def grid(self, table: dict, index: int):
-        label = self.table_label(table, "grid", index)
-        self.check_keys(table, GRID_KEYS, "grid", index, f"grid {label}: ")
-        params = table.get("params")
-        line = self.key_line("params", "grid", index)
-        if not isinstance(params, dict) or not params:
-            self.fail(line if "params" in table else self.lines.of_table("grid", index),
-                      f"grid {label}: params: expected a table of lists, such as "
-                      f"{{ aggression = [-1, 0, 1] }}")
-        for key, value in params.items():
-            if not isinstance(value, list) or not value:
-                self.fail(self.key_line(key, "grid", index, inline=True),
-                          f"grid {label}: params {key}: expected a non-empty list of values")
-        keys = list(params)
-        made = [self.one_config(table, index, "grid", dict(zip(keys, combo)), f"grid {label}: ")
-                for combo in itertools.product(*(params[k] for k in keys))]
-        if len({config.name for config, _, _ in made}) < len(made):
-            example = "-".join("{" + key + "}" for key in keys)
-            self.fail(self.key_line("name", "grid", index),
-                      f"grid {label}: every combination needs its own name: write the "
-                      f"parameters into it, such as \"{table.get('name')}-{example}\"")
-        return made
+                culprit = paths[seat]
+                for key, (_, value_path) in strategy_values.items():
+                    if seat in placed.get(key, ()) and f"parameter {key}=" in str(error):
+                        culprit = value_path
+                self.fail(culprit, f"{label}{error}")
+        return texts, paths
 
     @staticmethod
-    def table_label(table, origin, index) -> str:
+    def table_label(table, index) -> str:
         name = table.get("name")
         return f"\"{name}\"" if isinstance(name, str) else f"#{index + 1}"
+
+
+def _build(preset: str, overrides) -> Rules:
+    """``build_rules`` of ``[(field, value, path)]`` overrides."""
+    return build_rules(preset, [f"{key}={rule_text(value)}" for key, value, _ in overrides])
+
+
+def _param_names(spec: str) -> set[str]:
+    """The parameter names of a spec's strategy kind (or preset); none for an unknown one."""
+    name = spec.split(":", 1)[0].strip()
+    if name in STRATEGY_PRESETS:
+        name = STRATEGY_PRESETS[name].kind
+    return {param.name for param in KINDS[name].params} if name in KINDS else set()
 
 
 def rule_text(value) -> str:
