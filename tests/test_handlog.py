@@ -205,6 +205,36 @@ def test_write_log_to_open_file_and_refusals(compiled, tmp_path):
     assert list(tmp_path.iterdir()) == [tmp_path / "log.jsonl"]  # no file, no temp file left
 
 
+def test_write_log_writes_regular_files_only(compiled, tmp_path):
+    """A path that is not a regular file is refused, never replaced by one (the CLI checks
+    the same before playing: tests/test_cli_errors.py)."""
+    import os
+
+    from spades_sim.core.errors import HandLogError
+    from spades_sim.handlog.write import check_log_path
+
+    run = runs.simulate_hands(preset("classic"), seat_strategies(("random",), 4), 3, 1,
+                              record_plays=True)
+    target = tmp_path / "target.jsonl"
+    target.write_text("keep\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, kind in ((link, "a symbolic link"), (fifo, "a named pipe (FIFO)"),
+                       (tmp_path, "a directory"), (os.devnull, "a character device")):
+        with pytest.raises(HandLogError, match=f"is {kind.replace('(', '.').replace(')', '.')}; "
+                                               f"a hand log is written to a regular file only"):
+            write_log(path, run)
+    assert link.is_symlink() and target.read_text() == "keep\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "link.jsonl", "target.jsonl"]
+    assert write_log(target, run) == 3  # a regular file is replaced whole
+    assert len(target.read_text().splitlines()) == 3 and link.is_symlink()
+    assert check_log_path(tmp_path / "new.jsonl") == tmp_path / "new.jsonl"
+    with pytest.raises(HandLogError, match="does not exist"):
+        check_log_path(tmp_path / "missing" / "log.jsonl")
+
+
 def _lines_of(run, tmp_path):
     write_log(tmp_path / "log.jsonl", run)
     return (tmp_path / "log.jsonl").read_text().splitlines()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -92,6 +93,38 @@ def _write_lines(stream, run) -> int:
     return count
 
 
+_KINDS = (  # what a path that is not a regular file is, for the refusal
+    (stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_log_path(path) -> Path:
+    """The path a hand log may be written to: absent, or a regular file (replaced whole), in an
+    existing folder; anything else (a symbolic link, a FIFO, a device, a directory) is refused
+    with a :class:`HandLogError`, since the atomic write would replace it by a regular file.
+    Call it before playing, so that a bad path is refused before the hands are played."""
+    if not str(os.fspath(path)).strip():
+        raise HandLogError("hand log: the path is empty; give a file name (or - for standard "
+                           "output on the command line)")
+    path = Path(path)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        folder = path.parent
+        if not folder.is_dir():
+            raise HandLogError(f"hand log {path}: the folder {folder} does not exist")
+        return path
+    except OSError as error:
+        raise HandLogError(f"hand log {path}: {error.strerror or error}")
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise HandLogError(f"hand log {path}: is {kind}; a hand log is written to a regular "
+                           f"file only (replaced whole), or to standard output with --log -")
+    return path
+
+
 def write_log(path_or_file, run) -> int:
     """Write the hand log of ``run``: one JSON line per hand.
 
@@ -99,7 +132,9 @@ def write_log(path_or_file, run) -> int:
     ----------
     path_or_file : str, os.PathLike or text file
         A path is written atomically (a temporary file in the same folder, then a rename), so a
-        reader never sees half a log; an open text file is written to as is.
+        reader never sees half a log; it must be absent or a regular file
+        (:func:`check_log_path`: a symbolic link, a FIFO, a device or a directory is refused,
+        never replaced). An open text file (``sys.stdout``) is written to as is.
     run : run.Run
         Played with ``record_plays=True``.
 
@@ -111,7 +146,7 @@ def write_log(path_or_file, run) -> int:
     _check_recorded(run)
     if hasattr(path_or_file, "write"):
         return _write_lines(path_or_file, run)
-    path = Path(path_or_file)
+    path = check_log_path(path_or_file)
     handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
                                          suffix=".tmp")
     try:
