@@ -16,6 +16,7 @@ from . import __version__
 # The core is imported here; every command imports the rest of what it needs in its own function,
 # so that `spades-sim rules` or `--help` answer at once, without loading numba, pandas or pyarrow.
 from .core.errors import SpadesError, UsageError
+from .core.limits import MAX_CHUNK_SIZE, MAX_JOBS, MAX_SEED, MAX_UNITS
 from .core.rules import FIELD_DOCS, FIELD_NAMES, PRESET_DOCS, PRESETS, build_rules
 from .core.strategies import KINDS, format_number, seat_strategies
 from .core.strategies import PRESETS as STRATEGY_PRESETS
@@ -28,33 +29,63 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+def _bound(value: int) -> str:
+    """A largest allowed value for people: ``1,000,000,000,000`` or ``2**128 - 1``."""
+    return "2**128 - 1" if value == MAX_SEED else f"{value:,}"
+
+
+def _shown(text: str) -> str:
+    """An argument as shown in a message, shortened when it is very long."""
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+
+
+def _integer(text: str, low: int, high: int) -> int:
+    """``text`` as an integer from ``low`` to ``high``, or a one-line argparse error."""
+    digits = text.strip().replace("_", "")
+    sign = digits[:1] if digits[:1] in ("+", "-") else ""
+    if digits[len(sign):].isdigit() and len(digits) > 60:  # past any bound, and int()'s limit
+        value = low - 1 if sign == "-" else high + 1
+    else:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{_shown(text)}' is not an integer")
+    if value < low:
+        at_least = "at least 1" if low == 1 else f"{low} or more"
+        raise argparse.ArgumentTypeError(f"{_shown(text)} must be {at_least}")
+    if value > high:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is more than the largest allowed, "
+                                         f"{_bound(high)}")
     return value
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} must be 0 or more")
-    return value
+def _bounded(high: int, low: int = 1):
+    """An argparse type: an integer from ``low`` to ``high`` (core/limits.py)."""
+    return lambda text: _integer(text, low, high)
+
+
+_units = _bounded(MAX_UNITS)  # hands, games or boards
+_chunk_size = _bounded(MAX_CHUNK_SIZE)
+_jobs = _bounded(MAX_JOBS)
+_seed = _bounded(MAX_SEED, low=0)
+
+
+def _preset_name(text: str) -> str:
+    """A ``--rules`` value: a preset name, never empty (it is checked against the presets when
+    the rules are built)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is empty; give a preset name (spades-sim "
+                                         f"rules lists them)")
+    return text.strip()
 
 
 def _add_rules(parser, several=False):
     if several:
-        parser.add_argument("--rules", action="append", metavar="PRESET",
+        parser.add_argument("--rules", action="append", metavar="PRESET", type=_preset_name,
                             help="rule preset (see `spades-sim rules`); default classic; with "
                                  "--out, repeat it to play several presets on the same deals")
     else:
-        parser.add_argument("--rules", default="classic", metavar="PRESET",
+        parser.add_argument("--rules", default="classic", metavar="PRESET", type=_preset_name,
                             help="rule preset (see `spades-sim rules`); default classic")
     parser.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE",
                         help="override one rule field (repeatable)")
@@ -68,7 +99,7 @@ def _add_strategy(parser):
 
 def _build(args):
     preset_name = args.rules[0] if isinstance(args.rules, list) else args.rules
-    rules = build_rules(preset_name or "classic", args.rule)
+    rules = build_rules(preset_name or "classic", args.rule)  # None: no --rules given
     strategies = seat_strategies(args.strategy or ["heuristic"], rules.players)
     return rules, strategies
 
@@ -80,7 +111,7 @@ def _add_run_options(parser, evaluation=False):
     group.add_argument("--out", metavar="DIR", help="write the run as a Parquet dataset to DIR "
                        "(re-running the same command resumes it)"
                        + ("; default under results/" if evaluation else ""))
-    group.add_argument("--chunk-size", type=_positive_int, default=None,
+    group.add_argument("--chunk-size", type=_chunk_size, default=None,
                        help="hands (or games) per chunk, one file each; the results do not "
                             "depend on it (default 100000 hands or 1000 games)")
     if not evaluation:
@@ -91,20 +122,46 @@ def _add_run_options(parser, evaluation=False):
                                 "--strategy)")
         group.add_argument("--duplicate", action="store_true",
                            help="also play every deal with the partnerships' seats swapped")
-    group.add_argument("--backend", choices=("loky", "dask"), default="loky",
-                       help="loky: worker processes here; dask: a Dask cluster")
+    group.add_argument("--backend", choices=("loky", "dask"), default=None,
+                       help="loky (the default): worker processes here; dask: a Dask cluster")
     group.add_argument("--scheduler", metavar="ADDRESS",
-                       help="Dask scheduler address (tcp://host:8786); none starts a local one")
+                       help="Dask scheduler address (tcp://host:8786), with --backend dask; "
+                            "none starts a local one")
     if not evaluation:
         group.add_argument("--shard", metavar="I/N", help="play only the I-th of N shares of "
                            "the chunks (for job arrays writing into one --out)")
     group.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+# Options of runs on disk, and why each does nothing without --out.
+_DISK_ONLY = (
+    ("chunk_size", "--chunk-size", "without --out the {unit} are played in memory in one piece, "
+                                   "not in chunks"),
+    ("duplicate", "--duplicate", "duplicate mode is a way of playing runs written to disk "
+                                 "(spades-sim match plays duplicate matches)"),
+    ("shard", "--shard", "a shard is a share of the chunks of a run written to disk"),
+    ("backend", "--backend", "without --out the {unit} are played here, in memory, by --jobs "
+                             "processes"),
+    ("scheduler", "--scheduler", "a Dask scheduler plays the chunks of a run written to disk"),
+)
+
+
+def _check_options(args, unit: str | None = None) -> None:
+    """Refuse options that would have no effect: on simulate and games (``unit`` given) those
+    of runs on disk without --out; everywhere --scheduler without --backend dask."""
+    if unit is not None and not args.out:
+        for name, option, why in _DISK_ONLY:
+            if getattr(args, name, None):
+                raise UsageError(f"{option} needs --out: {why.format(unit=unit)}")
+    if args.scheduler and args.backend != "dask":
+        raise UsageError("--scheduler needs --backend dask: the loky backend plays on this "
+                         "machine")
+
+
 def _run_to_disk(args, n_hands=None, n_games=None):
     from .run import RunSpec, execute, make_config, parse_config, parse_shard
 
-    if args.log:
+    if args.log is not None:
         raise UsageError("--log and --out do not go together; use one or the other")
     if args.config and (args.rules or args.rule or args.strategy):
         raise UsageError("--config does not go with --rules, --rule or --strategy")
@@ -117,7 +174,7 @@ def _run_to_disk(args, n_hands=None, n_games=None):
     spec = RunSpec(tuple(configs), args.seed, n_hands=n_hands, n_games=n_games,
                    chunk_size=chunk_size, duplicate=args.duplicate)
     shard = parse_shard(args.shard) if args.shard else None
-    summary = execute(spec, args.out, jobs=args.jobs, backend=args.backend,
+    summary = execute(spec, args.out, jobs=args.jobs, backend=args.backend or "loky",
                       scheduler=args.scheduler, shard=shard, quiet=args.quiet)
     if args.json:
         print(json.dumps(summary))
@@ -131,36 +188,53 @@ def _run_to_disk(args, n_hands=None, n_games=None):
 
 
 def _play_in_memory(args, play, size):
-    """Play without --out (one configuration), writing the hand log when asked."""
+    """Play without --out (one configuration), writing the hand log when asked: to a regular
+    file (checked before playing), or to standard output with ``--log -``."""
     if args.config:
         raise UsageError("--config needs --out (a run on disk)")
     if args.rules and len(args.rules) > 1:
         raise UsageError("several --rules need --out (a run on disk)")
     rules, strategies = _build(args)
-    run = play(rules, strategies, size, args.seed, jobs=args.jobs, record_plays=bool(args.log))
-    if args.log:
-        from .handlog import write_log
+    logging = args.log is not None
+    if logging and args.log != "-":
+        from .handlog.write import check_log_path
 
-        write_log(args.log, run)
+        check_log_path(args.log)  # before playing: a bad path must not cost the run
+    run = play(rules, strategies, size, args.seed, jobs=args.jobs, record_plays=logging)
+    if logging:
+        from .handlog.write import write_log
+
+        if args.log == "-":
+            write_log(sys.stdout, run)
+            sys.stdout.flush()
+        else:
+            write_log(args.log, run)
     return rules, strategies, run
+
+
+def _summary_stream(args):
+    """Where the summary goes: standard error when the hand log takes standard output."""
+    return sys.stderr if args.log == "-" else sys.stdout
 
 
 def cmd_simulate(args):
     from .analysis.summary import format_table, side_summary
     from .run import simulate_hands
 
+    _check_options(args, "hands")
     if args.out:
         return _run_to_disk(args, n_hands=args.hands)
     rules, strategies, run = _play_in_memory(args, simulate_hands, args.hands)
     table = side_summary(run.frame(), rules)
+    out = _summary_stream(args)
     if args.json:
-        print(table.reset_index().to_json(orient="records"))
+        print(table.reset_index().to_json(orient="records"), file=out)
         return 0
     print(f"{args.hands} independent hands, rules {rules.preset_name}, seed {args.seed}; "
-          f"seats: {', '.join(str(s) for s in strategies)}")
-    print(format_table(table))
-    if args.log:
-        print(f"hand log: {args.log}")
+          f"seats: {', '.join(str(s) for s in strategies)}", file=out)
+    print(format_table(table), file=out)
+    if args.log not in (None, "-"):
+        print(f"hand log: {args.log}", file=out)
     return 0
 
 
@@ -168,30 +242,34 @@ def cmd_games(args):
     from .analysis.summary import format_table, game_summary, side_summary
     from .run import play_games
 
+    _check_options(args, "games")
     if args.out:
         return _run_to_disk(args, n_games=args.games)
     rules, strategies, run = _play_in_memory(args, play_games, args.games)
     frame = run.frame()
     games = game_summary(frame, rules)
+    out = _summary_stream(args)
     if args.json:
         print(json.dumps({"games": games.reset_index().to_dict(orient="records"),
-                          "ties": games.attrs["ties"], "mean_hands": games.attrs["mean_hands"]}))
+                          "ties": games.attrs["ties"], "mean_hands": games.attrs["mean_hands"]}),
+              file=out)
         return 0
     print(f"{args.games} games to {rules.target}, rules {rules.preset_name}, seed {args.seed}; "
-          f"seats: {', '.join(str(s) for s in strategies)}")
-    print(format_table(games))
+          f"seats: {', '.join(str(s) for s in strategies)}", file=out)
+    print(format_table(games), file=out)
     print(f"ties/draws: {games.attrs['ties']}; mean hands per game: "
-          f"{games.attrs['mean_hands']:.2f}")
-    print()
-    print(format_table(side_summary(frame, rules)))
-    if args.log:
-        print(f"hand log: {args.log}")
+          f"{games.attrs['mean_hands']:.2f}", file=out)
+    print(file=out)
+    print(format_table(side_summary(frame, rules)), file=out)
+    if args.log not in (None, "-"):
+        print(f"hand log: {args.log}", file=out)
     return 0
 
 
 def cmd_run(args):
     from .experiment import default_results_dir, load_experiment, run_experiment
 
+    _check_options(args)
     experiment = load_experiment(args.file)
     out = args.out or default_results_dir(experiment)
     summaries = run_experiment(experiment, out, jobs=args.jobs, backend=args.backend,
@@ -265,10 +343,12 @@ def cmd_bench(args):
 
 
 def _evaluation_options(args) -> dict:
+    _check_options(args)
     units = {"n_games": args.games} if args.games else {"n_hands": args.hands}
     return {**units, "seed": args.seed, "jobs": args.jobs, "out": args.out,
             "rule_overrides": args.rule, "chunk_size": args.chunk_size,
-            "backend": args.backend, "scheduler": args.scheduler, "quiet": args.quiet}
+            "backend": args.backend or "loky", "scheduler": args.scheduler,
+            "quiet": args.quiet}
 
 
 def cmd_match(args):
@@ -338,17 +418,21 @@ def build_parser() -> argparse.ArgumentParser:
         play = sub.add_parser(name, help=help_text)
         _add_rules(play, several=True)
         _add_strategy(play)
-        play.add_argument(unit, type=_positive_int, default=default)
+        play.add_argument(unit, type=_units, default=default)
         play.add_argument("--seed", type=_seed, default=0)
-        play.add_argument("--jobs", type=_positive_int, default=1)
-        play.add_argument("--log", metavar="FILE", help="write a hand log (JSON Lines)")
+        play.add_argument("--jobs", type=_jobs, default=1)
+        play.add_argument("--log", metavar="FILE",
+                          help="write a hand log (JSON Lines) to FILE, a regular file written "
+                               "whole (a symbolic link, FIFO, device or directory is refused); "
+                               "- writes it to standard output, and the summary then goes to "
+                               "standard error")
         play.add_argument("--json", action="store_true", help="print the results as JSON")
         _add_run_options(play)
         play.set_defaults(func=func)
 
     run = sub.add_parser("run", help="run an experiment file and build its report")
     run.add_argument("file", help="experiment file (TOML), such as experiments/variants.toml")
-    run.add_argument("--jobs", type=_positive_int, default=1)
+    run.add_argument("--jobs", type=_jobs, default=1)
     run.add_argument("--backend", choices=("loky", "dask"), default="loky",
                      help="loky: worker processes here; dask: a Dask cluster")
     run.add_argument("--scheduler", metavar="ADDRESS",
@@ -378,8 +462,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="measure warm hands per second per core")
     _add_rules(bench)
     _add_strategy(bench)
-    bench.add_argument("--hands", type=_positive_int, default=2_000_000)
-    bench.add_argument("--jobs", type=_positive_int, default=1)
+    bench.add_argument("--hands", type=_units, default=2_000_000)
+    bench.add_argument("--jobs", type=_jobs, default=1)
     bench.add_argument("--seed", type=_seed, default=0)
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--no-history", action="store_true",
@@ -399,12 +483,12 @@ def build_parser() -> argparse.ArgumentParser:
                                     help="two or more different strategy specs")
         _add_rules(evaluation)
         units = evaluation.add_mutually_exclusive_group(required=True)
-        units.add_argument("--games", type=_positive_int, help="boards of whole games "
+        units.add_argument("--games", type=_units, help="boards of whole games "
                            "(each deal sequence is played twice)")
-        units.add_argument("--hands", type=_positive_int, help="boards of single hands "
+        units.add_argument("--hands", type=_units, help="boards of single hands "
                            "(each deal is played twice)")
         evaluation.add_argument("--seed", type=_seed, default=0)
-        evaluation.add_argument("--jobs", type=_positive_int, default=1)
+        evaluation.add_argument("--jobs", type=_jobs, default=1)
         evaluation.add_argument("--json", action="store_true", help="print one JSON object")
         _add_run_options(evaluation, evaluation=True)
         evaluation.set_defaults(func=func)
@@ -420,12 +504,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run one command; returns the exit status (2 for bad arguments, input or options, each
+    reported as one line on standard error)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # a bad argument (one line already printed), --help, --version
+        return 0 if exit_.code is None else exit_.code if isinstance(exit_.code, int) else 2
     try:
         return args.func(args)
     except SpadesError as error:
-        print(f"spades-sim {args.command}: error: {error}", file=sys.stderr)
+        message = " ".join(str(error).split("\n"))
+        print(f"spades-sim {args.command}: error: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader went away (`spades-sim ... | head`): stop quietly, as Unix tools do.
