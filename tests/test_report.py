@@ -230,3 +230,116 @@ def test_report_refuses_another_tournament(built, tmp_path):
                                              "games = 5\nchunk_size = 2"))
     with pytest.raises(RunError, match="holds another tournament"):
         report.build_report(results, tmp_path / "reports")
+
+
+# -- the report reads what the runs say ----------------------------------------------------------
+def _copy(built, tmp_path, old=None, new=None):
+    """A copy of the results folder, its experiment.toml with ``old`` replaced by ``new``."""
+    results = tmp_path / "results"
+    shutil.copytree(built["results"], results)
+    if old is not None:
+        copy = results / "experiment.toml"
+        text = copy.read_text()
+        assert old in text
+        copy.write_text(text.replace(old, new, 1))
+    return results
+
+
+def _refused(capsys, results, fragment, tmp_path):
+    assert main(["report", str(results), "--reports", str(tmp_path / "reports")]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and captured.out == "", captured.err
+    assert lines[0].startswith("spades-sim report: error: ")
+    assert fragment in lines[0], lines[0]
+    assert not (tmp_path / "reports" / "tiny").exists()
+    return lines[0]
+
+
+@pytest.mark.parametrize("old, new, fragment", [
+    ("hands = 300", "hands = 400", "hands: 400 in the file, 300 in the run"),
+    ("games = 6", "games = 7", "games: 7 in the file, 6 in the run"),
+    ("seed = 5", "seed = 6", "seed: 6 in the file, 5 in the run"),
+    ("chunk_size = 150", "chunk_size = 100", "chunk_size: 100 in the file, 150 in the run"),
+    ("games_chunk_size = 3", "games_chunk_size = 2", "games_chunk_size: 2 in the file, 3 in"),
+    ('rules = "jokers"\nrule = { target = 300 }', 'rules = "jokers"\nrule = { target = 400 }',
+     'config "jokers" rules: jokers, target=400 in the file, jokers, target=300 in the run'),
+    ('name = "three"\nrules = "cutthroat"', 'name = "three"\nrules = "two-player"',
+     'config "three" rules: two-player in the file, cutthroat in the run'),
+    ('name = "classic"\nrules = "classic"\nstrategy = "heuristic"',
+     'name = "classic"\nrules = "classic"\nstrategy = "random"',
+     'config "classic" strategies: random in the file, heuristic in the run'),
+    ("params = { aggression = [1] }", "params = { aggression = [2] }",
+     '"aggr=2" in the file only, "aggr=1" in the run only'),
+    ('name = "three"', 'name = "trio"',
+     'configurations: "trio" in the file only, "three" in the run only'),
+])
+def test_report_refuses_a_copy_that_contradicts_the_runs(built, tmp_path, capsys, old, new,
+                                                         fragment):
+    results = _copy(built, tmp_path, old, new)
+    line = _refused(capsys, results, fragment, tmp_path)
+    mode = "games" if old.startswith("games") else "hands"
+    assert f"{results / mode} holds another run than {results / 'experiment.toml'} describes " \
+           f"(it differs in " in line
+    assert line.endswith("the report reads the runs: restore the file, or run it into another "
+                         "folder")
+
+
+def test_report_refuses_another_tournament_naming_the_difference(built, tmp_path, capsys):
+    results = _copy(built, tmp_path, 'strategies = ["heuristic", "cautious", "random"]\ngames = 4',
+                    'strategies = ["heuristic", "cautious", "random"]\nrule = { target = 300 }\n'
+                    'games = 4')
+    _refused(capsys, results, "holds another tournament than", tmp_path)
+    err = _refused(capsys, results, "it differs in rules: classic, target=300 in the file, "
+                                    "classic in tournament.json", tmp_path)
+    assert "tournament" in err
+    results = _copy(built, tmp_path / "chunk", "chunk_size = 2\n", "chunk_size = 4\n")
+    _refused(capsys, results, "chunk_size: 4 in the file, 2 in the matches' meta.json", tmp_path)
+
+
+def test_report_without_any_finished_chunk(built, tmp_path, capsys):
+    results = _copy(built, tmp_path)
+    for chunk in (results / "hands").glob("chunk-*.parquet"):
+        chunk.unlink()
+    _refused(capsys, results, f"{results / 'hands'}: no finished chunk (0 of 2); run the "
+                              f"experiment again to play them", tmp_path)
+    for chunk in (built["results"] / "hands").glob("chunk-*.parquet"):  # corrupt, not missing
+        (results / "hands" / chunk.name).write_bytes(b"not parquet")
+    _refused(capsys, results, f"{results / 'hands'}: no finished chunk (0 of 2; 2 corrupt or "
+                              f"unfinished); run the experiment again", tmp_path)
+
+
+@pytest.mark.parametrize("content, fragment", [
+    ("", "unreadable run metadata"),
+    ("{}", "unreadable run metadata (no 'identity')"),
+    ("[1, 2]", "unreadable run metadata"),
+    ('{"identity": {"seed": 5}}', "unreadable run metadata"),
+    ('{"identity": {"format": 1, "seed": 5, "unit": "hands", "units": -3, "chunk_size": 150, '
+     '"duplicate": false, "configs": []}}', "unreadable run metadata"),
+])
+def test_report_with_broken_run_metadata(built, tmp_path, capsys, content, fragment):
+    results = _copy(built, tmp_path)
+    (results / "hands" / "meta.json").write_text(content)
+    _refused(capsys, results, f"{results / 'hands' / 'meta.json'}: {fragment}", tmp_path)
+
+
+def test_report_setup_comes_from_the_runs(built, tmp_path, monkeypatch):
+    from spades_sim.experiment import load_results_experiment
+    from spades_sim.report.page import setup_rows
+    from spades_sim.report.results import read_results
+    from spades_sim.run import RunSpec, read_meta
+
+    # What the file says beyond the runs (title, question, analyses) may change.
+    results = _copy(built, tmp_path, 'question = "Does the report build?"',
+                    'question = "Does it still build?"')
+    saved = read_results(results, load_results_experiment(results))
+    for mode in ("hands", "games"):
+        assert saved.runs[mode] == RunSpec.from_identity(read_meta(results / mode)["identity"])
+    assert saved.experiment.configs == saved.runs["hands"].configs
+    assert saved.tournament.strategies == ("heuristic", "cautious", "random")
+    assert (saved.tournament.n, saved.tournament.chunk_size) == (4, 2)
+    rows = setup_rows(saved.experiment)
+    assert [row["name"] for row in rows] == ["classic", "aggr=1", "jokers", "three"]
+    assert rows[2]["overrides"] == "target=300" and rows[3]["players"] == 3
+    index = report.build_report(results, tmp_path / "reports")
+    assert "Does it still build?" in index.read_text()

@@ -84,8 +84,13 @@ class Context:
     """What a section builder works with: the experiment, its run frames (loaded once, on
     demand) and the report folder it writes tables and figures into."""
 
-    def __init__(self, experiment: Experiment, results: Path, out: Path):
+    def __init__(self, experiment: Experiment, results: Path, out: Path, tournament=None):
+        """``tournament``: the experiment's tournament as ``report.results.read_tournament``
+        read and checked it (read here, on demand, when not given)."""
         self.experiment, self.results, self.out = experiment, results, out
+        self.tournament_said = tournament
+        if tournament is not None:
+            self._tournament = tournament.result
         self._frames: dict[str, pd.DataFrame] = {}
         self.files: list[str] = []
 
@@ -99,7 +104,11 @@ class Context:
             return None
         if mode not in self._frames:
             columns = [c for c in TIDY_COLUMNS if c not in UNUSED_COLUMNS]
-            self._frames[mode] = load_run(self.results / mode, columns=columns)
+            frame = load_run(self.results / mode, columns=columns)
+            if not len(frame):  # every chunk file corrupt or unfinished
+                raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
+                               f"again to play them")
+            self._frames[mode] = frame
         return self._frames[mode]
 
     def tournament(self):

@@ -21,7 +21,6 @@ import shutil
 import time
 from pathlib import Path
 
-from ..core.errors import RunError
 from ..experiment import (
     EXPERIMENT_COPY,
     TOURNAMENT_DIR,
@@ -32,31 +31,36 @@ from ..experiment import (
 from ..run import read_meta, run_status
 from . import sections  # noqa: F401  (registers the section builders)
 from .model import SECTIONS, Context, Section
+from .results import Results, read_results
 
 
 def setup_rows(experiment: Experiment) -> list[dict]:
-    """One row per configuration: name, players, preset, overrides, strategies per seat."""
+    """One row per configuration: name, players, preset, overrides, strategies per seat (from
+    the configurations themselves: in a report, the runs' own)."""
     rows = []
-    for config, source in zip(experiment.configs, experiment.sources):
+    for config in experiment.configs:
         specs = [s.spec() for s in config.strategies]
         if len(set(specs)) == 1:
             seats = f"{specs[0]} (every seat)"
         else:
             seats = "; ".join(f"seat {seat}: {spec}" for seat, spec in enumerate(specs))
-        overrides = ", ".join(f"{k}={rule_text(v)}" for k, v in source.overrides.items())
+        overrides = ", ".join(f"{k}={rule_text(v)}" for k, v in config.rules.overrides().items())
         rows.append({"name": config.name, "players": config.rules.players,
-                     "rules": source.preset, "overrides": overrides or "–",
+                     "rules": config.rules.preset_name, "overrides": overrides or "–",
                      "strategies": seats})
     return rows
 
 
-def run_metadata(ctx: Context) -> list[dict]:
-    """One entry per run (hands, games): identity, versions, commit, created, completeness."""
+def run_metadata(ctx: Context, statuses: dict | None = None) -> list[dict]:
+    """One entry per run (hands, games, the tournament): identity, versions, commit, created,
+    completeness (``statuses``: the runs' ``run_status`` when already read)."""
     runs = []
+    statuses = statuses or {}
     for mode in ctx.experiment.modes:
         meta = read_meta(ctx.results / mode)
         identity = meta["identity"]
-        status = run_status(ctx.results / mode)
+        versions = meta.get("versions") if isinstance(meta.get("versions"), dict) else {}
+        status = statuses.get(mode) or run_status(ctx.results / mode)
         runs.append({
             "mode": mode, "dir": f"{mode}/",
             "items": [
@@ -64,30 +68,31 @@ def run_metadata(ctx: Context) -> list[dict]:
                 ("seed", str(identity["seed"])),
                 ("chunk size", f"{identity['chunk_size']:,}"),
                 ("duplicate", "yes" if identity["duplicate"] else "no"),
-                ("engine hash", identity["engine"]),
+                ("engine hash", identity.get("engine", "unknown")),
                 ("commit", meta.get("commit") or "unknown"),
                 ("created", meta.get("created", "")),
-                ("versions", ", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items())),
+                ("versions", ", ".join(f"{k} {v}" for k, v in versions.items())),
                 ("complete", "yes" if status["complete"] else
                  f"no: {status['units_done']:,} of {status['units']:,} {status['unit']} "
                  f"(re-run spades-sim run to finish)"),
             ],
         })
-    spec = ctx.experiment.tournament
-    if spec is not None:
-        result = ctx.tournament()
+    said = ctx.tournament_said
+    if said is not None:
+        result = said.result
         folders = [Path(m.out) for m in result.matches if m.out]
         meta = read_meta(ctx.results / TOURNAMENT_DIR / folders[0].name) if folders else {}
         done = all(run_status(ctx.results / TOURNAMENT_DIR / f.name)["complete"]
                    for f in folders)
+        chunk = f"{said.chunk_size:,}" if said.chunk_size is not None else "unknown"
         runs.append({
             "mode": "tournament", "dir": f"{TOURNAMENT_DIR}/",
             "items": [
-                ("units", f"{spec.n:,} boards x 2 {spec.unit} in each of {len(result.matches)} "
-                          f"matches ({len(spec.strategies)} strategies)"),
-                ("rules", spec.rules_text),
-                ("seed", str(ctx.experiment.seed)),
-                ("chunk size", f"{spec.chunk_size:,}"),
+                ("units", f"{said.n:,} boards x 2 {said.unit} in each of {len(result.matches)} "
+                          f"matches ({len(said.strategies)} strategies)"),
+                ("rules", said.rules_text),
+                ("seed", str(said.seed)),
+                ("chunk size", chunk),
                 ("engine hash", meta.get("identity", {}).get("engine", "unknown")),
                 ("commit", meta.get("commit") or "unknown"),
                 ("created", meta.get("created", "")),
@@ -109,22 +114,15 @@ def build_report(results_dir, reports_root="reports") -> Path:
     """Build ``<reports_root>/<name>/`` from an experiment's results folder; returns the path of
     its ``index.html``. The folder is written under a temporary name and swapped in whole."""
     results = Path(results_dir)
-    experiment = load_results_experiment(results)
-    for mode in experiment.modes:
-        if not (results / mode / "meta.json").exists():
-            raise RunError(f"{results / mode}: no run here; run the experiment first "
-                           f"(spades-sim run {experiment.name}.toml)")
-    if experiment.tournament is not None and \
-            not (results / TOURNAMENT_DIR / "tournament.json").exists():
-        raise RunError(f"{results / TOURNAMENT_DIR}: no finished tournament here; run the "
-                       f"experiment first (spades-sim run {experiment.name}.toml)")
+    saved = read_results(results, load_results_experiment(results))
+    experiment = saved.experiment  # its configurations as the runs say
     final = Path(reports_root) / experiment.name
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.parent / f".{experiment.name}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
-        ctx = Context(experiment, results, tmp)
+        ctx = Context(experiment, results, tmp, tournament=saved.tournament)
         sections = []
         for name in experiment.analyses:
             spec = SECTIONS[name]
@@ -134,8 +132,8 @@ def build_report(results_dir, reports_root="reports") -> Path:
         (tmp / EXPERIMENT_COPY).write_text(experiment.text, encoding="utf-8")
         page = _environment().get_template("report.html.j2").render(
             experiment=experiment, sections=sections, setup=setup_rows(experiment),
-            runs=run_metadata(ctx), experiment_file=EXPERIMENT_COPY,
-            sizes=_sizes(experiment),
+            runs=run_metadata(ctx, saved.status), experiment_file=EXPERIMENT_COPY,
+            sizes=_sizes(saved),
             generated=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()))
         (tmp / "index.html").write_text(page, encoding="utf-8")
         _swap_in(tmp, final)
@@ -144,23 +142,23 @@ def build_report(results_dir, reports_root="reports") -> Path:
     return final / "index.html"
 
 
-def _sizes(experiment: Experiment) -> list[tuple[str, str]]:
+def _sizes(saved: Results) -> list[tuple[str, str]]:
+    """The seed and sizes of the runs, as the runs say."""
+    experiment = saved.experiment
     sizes = [("seed", str(experiment.seed))]
-    if experiment.hands:
-        sizes.append(("hands", f"{experiment.hands:,} independent hands per configuration, "
-                               f"chunks of {experiment.chunk_size:,}"))
-    if experiment.games:
-        sizes.append(("games", f"{experiment.games:,} whole games per configuration, chunks "
-                               f"of {experiment.games_chunk_size:,}"))
-    if experiment.modes:
+    words = {"hands": "independent hands", "games": "whole games"}
+    for mode, spec in saved.runs.items():
+        sizes.append((mode, f"{spec.units:,} {words[mode]} per configuration, chunks of "
+                            f"{spec.chunk_size:,}"))
+    if saved.runs:
+        duplicate = next(iter(saved.runs.values())).duplicate
         sizes.append(("duplicate", "yes: every deal also played with the partnerships' seats "
-                                   "swapped" if experiment.duplicate else "no"))
-    spec = experiment.tournament
-    if spec is not None:
-        rules = spec.rules_text
-        sizes.append(("tournament", f"round robin of {', '.join(spec.names)} under "
-                                    f"{rules}: {spec.n:,} duplicate boards ({2 * spec.n:,} "
-                                    f"{spec.unit}) per pair"))
+                                   "swapped" if duplicate else "no"))
+    said = saved.tournament
+    if said is not None:
+        sizes.append(("tournament", f"round robin of {', '.join(said.strategies)} under "
+                                    f"{said.rules_text}: {said.n:,} duplicate boards "
+                                    f"({2 * said.n:,} {said.unit}) per pair"))
     return sizes
 
 
