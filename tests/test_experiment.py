@@ -445,3 +445,19 @@ def test_the_line_scanner_finds_every_key_and_value():
         ("config", 1, "sub", "deep", "y"), ("config", 1, "items", 1), ("spaced", "table", "v"),
     )] == [3, 4, 5, 8, 11, 11, 12, 13, 16, 18, 19, 22, 25, 29]
     assert lines.line("config", 1, "nosuch") == 19  # the nearest table that holds it
+
+
+def test_a_folder_holding_another_run_is_refused_before_anything_is_written(tmp_path, capsys):
+    from spades_sim.cli import main
+    from spades_sim.run import RunSpec, make_config
+    from spades_sim.run.dataset import prepare_dir
+
+    out = tmp_path / "results"
+    other = RunSpec((make_config("a", preset("classic"), ["random"]),), 9, n_games=3)
+    prepare_dir(other, out / "games")  # the games folder holds another run
+    path = tmp_path / "x.toml"
+    path.write_text(BASE + "games = 3\n" + CONFIG)
+    assert main(["run", str(path), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds another run" in err
+    assert sorted(p.name for p in out.iterdir()) == ["games"]  # no hands/, no experiment.toml

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..core.errors import ExperimentError
 from ..evaluate import match_spec, tournament, tournament_pairs
 from ..run import execute
-from ..run.dataset import prepare_dir
+from ..run.dataset import META, prepare_dir
 from .model import EXPERIMENT_COPY, TOURNAMENT_DIR, Experiment
 from .parse import load_experiment
 
@@ -36,8 +36,11 @@ def run_experiment(experiment: Experiment, out=None, *, jobs: int = 1, backend: 
                                            seed=experiment.seed,
                                            **tournament.sizes())
             folders[where.name] = where
-    for name, spec in specs.items():  # refuse any different run before playing anything
-        prepare_dir(spec, folders[name])
+    # Refuse any different run before writing or playing anything: the folders that hold a
+    # run first (prepare_dir only checks those), then the new ones get their meta.json.
+    held = [name for name in specs if (folders[name] / META).exists()]
+    for name in held + [name for name in specs if name not in held]:
+        prepare_dir(specs[name], folders[name])
     _write_text_atomic(out / EXPERIMENT_COPY, experiment.text)
     summaries = {}
     for mode in experiment.modes:
