@@ -187,13 +187,17 @@ def _run_to_disk(args, n_hands=None, n_games=None):
     return 0
 
 
-def _play_in_memory(args, play, size):
+def _play_in_memory(args, play, size, unit):
     """Play without --out (one configuration), writing the hand log when asked: to a regular
     file (checked before playing), or to standard output with ``--log -``."""
     if args.config:
         raise UsageError("--config needs --out (a run on disk)")
     if args.rules and len(args.rules) > 1:
         raise UsageError("several --rules need --out (a run on disk)")
+    if size > MAX_CHUNK_SIZE:
+        raise UsageError(f"--{unit} {size:,} without --out: a run played in memory is held "
+                         f"whole, like one chunk, so at most {MAX_CHUNK_SIZE:,}; write larger "
+                         f"runs with --out DIR (in chunks)")
     rules, strategies = _build(args)
     logging = args.log is not None
     if logging and args.log != "-":
@@ -224,7 +228,7 @@ def cmd_simulate(args):
     _check_options(args, "hands")
     if args.out:
         return _run_to_disk(args, n_hands=args.hands)
-    rules, strategies, run = _play_in_memory(args, simulate_hands, args.hands)
+    rules, strategies, run = _play_in_memory(args, simulate_hands, args.hands, "hands")
     table = side_summary(run.frame(), rules)
     out = _summary_stream(args)
     if args.json:
@@ -245,7 +249,7 @@ def cmd_games(args):
     _check_options(args, "games")
     if args.out:
         return _run_to_disk(args, n_games=args.games)
-    rules, strategies, run = _play_in_memory(args, play_games, args.games)
+    rules, strategies, run = _play_in_memory(args, play_games, args.games, "games")
     frame = run.frame()
     games = game_summary(frame, rules)
     out = _summary_stream(args)
@@ -526,6 +530,10 @@ def main(argv=None) -> int:
     except OSError as error:
         print(f"spades-sim {args.command}: error: {error.strerror or error}: "
               f"{error.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"spades-sim {args.command}: error: out of memory; write large runs to disk with "
+              f"--out DIR (in chunks), or play fewer at once", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"spades-sim {args.command}: interrupted", file=sys.stderr)

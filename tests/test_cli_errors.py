@@ -69,6 +69,17 @@ def test_a_huge_size_from_a_subprocess_is_one_line_without_traceback():
                              f"than the largest allowed, 1,000,000,000,000\n")
 
 
+def test_out_of_memory_is_one_line(capsys, monkeypatch):
+    import spades_sim.run as run
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(run, "simulate_hands", exhausted)
+    one_line_error(capsys, ["simulate", "--hands", "5"], "out of memory; write large runs to "
+                                                         "disk with --out DIR")
+
+
 # -- options that would do nothing -------------------------------------------------------------
 @pytest.mark.parametrize("args, fragment", [
     (["simulate", "--shard", "1/2"], "--shard needs --out: a shard is a share of the chunks"),
@@ -90,6 +101,10 @@ def test_a_huge_size_from_a_subprocess_is_one_line_without_traceback():
     (["tournament", "heuristic", "random", "--games", "2", "--scheduler", "tcp://h:8786"],
      "--scheduler needs --backend dask"),
     (["run", "x.toml", "--scheduler", "tcp://h:8786"], "--scheduler needs --backend dask"),
+    (["simulate", "--hands", "10000001"], "--hands 10,000,001 without --out: a run played in "
+                                          "memory is held whole, like one chunk, so at most "
+                                          "10,000,000; write larger runs with --out DIR"),
+    (["games", "--games", str(MAX_UNITS)], f"--games {MAX_UNITS:,} without --out"),
     (["simulate", "--rules", ""], "argument --rules: '' is empty; give a preset name"),
     (["games", "--rules", "  "], "argument --rules: '  ' is empty"),
     (["bench", "--rules", ""], "argument --rules: '' is empty"),
