@@ -181,7 +181,7 @@ class _Lines:
             while self.pos < len(self.text) and self.text[self.pos] not in _VALUE_END:
                 self.pos += 1
             if _LOCAL_DATE.match(self.text, start, self.pos) and \
-                    self.text[self.pos:self.pos + 2][1:].isdigit() and self._peek() == " ":
+                    self.text[self.pos:self.pos + 2] in {f" {digit}" for digit in "0123456789"}:
                 self.pos += 1  # 1979-05-27 07:32:00: a date and time with a space
                 while self.pos < len(self.text) and self.text[self.pos] not in _VALUE_END:
                     self.pos += 1
