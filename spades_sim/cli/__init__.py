@@ -1,0 +1,171 @@
+"""The `spades-sim` command: simulate, games, run, report, match, tournament, status, replay,
+bench, rules, strategies. ``options`` holds the option types and groups, ``commands`` one
+function per subcommand, this module the parser and ``main``.
+
+Only the core is imported up front; every command imports the rest of what it needs in its own
+function, so that `spades-sim rules` or `--help` answer at once, without loading numba, pandas or
+pyarrow.
+
+Bad arguments and bad input get one line on standard error naming what is wrong, and exit
+status 2 (1 for `replay` when some input line is bad); never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import __version__
+from ..core.errors import SpadesError
+from .commands import (
+    cmd_bench,
+    cmd_games,
+    cmd_match,
+    cmd_replay,
+    cmd_report,
+    cmd_rules,
+    cmd_run,
+    cmd_simulate,
+    cmd_status,
+    cmd_strategies,
+    cmd_tournament,
+)
+from .options import (
+    _add_rules,
+    _add_run_options,
+    _add_strategy,
+    _jobs,
+    _Parser,
+    _seed,
+    _units,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="spades-sim", description="Monte Carlo simulation of Spades.")
+    parser.add_argument("--version", action="version", version=f"spades-sim {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    for name, unit, default, func, help_text in (
+        ("simulate", "--hands", 100_000, cmd_simulate, "play independent hands and summarise them"),
+        ("games", "--games", 1000, cmd_games, "play whole games to the target"),
+    ):
+        play = sub.add_parser(name, help=help_text)
+        _add_rules(play, several=True)
+        _add_strategy(play)
+        play.add_argument(unit, type=_units, default=default)
+        play.add_argument("--seed", type=_seed, default=0)
+        play.add_argument("--jobs", type=_jobs, default=1)
+        play.add_argument("--log", metavar="FILE",
+                          help="write a hand log (JSON Lines) to FILE, a regular file written "
+                               "whole (a symbolic link, FIFO, device or directory is refused); "
+                               "- writes it to standard output, and the summary then goes to "
+                               "standard error")
+        play.add_argument("--json", action="store_true", help="print the results as JSON")
+        _add_run_options(play)
+        play.set_defaults(func=func)
+
+    run = sub.add_parser("run", help="run an experiment file and build its report")
+    run.add_argument("file", help="experiment file (TOML), such as experiments/variants.toml")
+    run.add_argument("--jobs", type=_jobs, default=1)
+    run.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                     help="loky: worker processes here; dask: a Dask cluster")
+    run.add_argument("--scheduler", metavar="ADDRESS",
+                     help="Dask scheduler address (tcp://host:8786); none starts a local one")
+    run.add_argument("--out", metavar="DIR", help="results folder (default results/NAME); "
+                     "re-running resumes, a different experiment there is refused")
+    run.add_argument("--reports", metavar="DIR", default="reports",
+                     help="the report goes to DIR/NAME/ (default reports)")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(func=cmd_run)
+
+    report = sub.add_parser("report", help="rebuild an experiment's report from its results")
+    report.add_argument("dir", help="the experiment's results folder, such as results/variants")
+    report.add_argument("--reports", metavar="DIR", default="reports",
+                        help="the report goes to DIR/NAME/ (default reports)")
+    report.set_defaults(func=cmd_report)
+
+    status = sub.add_parser("status", help="progress of a run directory (--out)")
+    status.add_argument("dir")
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(func=cmd_status)
+
+    replay = sub.add_parser("replay", help="validate and score a hand log")
+    replay.add_argument("file", help="hand log (JSON Lines); - for standard input")
+    replay.set_defaults(func=cmd_replay)
+
+    bench = sub.add_parser("bench", help="measure warm hands per second per core")
+    _add_rules(bench)
+    _add_strategy(bench)
+    bench.add_argument("--hands", type=_units, default=2_000_000)
+    bench.add_argument("--jobs", type=_jobs, default=1)
+    bench.add_argument("--seed", type=_seed, default=0)
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--no-history", action="store_true",
+                       help="do not append to benchmarks/history.jsonl")
+    bench.set_defaults(func=cmd_bench)
+
+    for name, func, help_text in (
+        ("match", cmd_match, "a duplicate match: strategy A (seats 0, 2) against B (1, 3)"),
+        ("tournament", cmd_tournament, "a round robin of duplicate matches, with ratings"),
+    ):
+        evaluation = sub.add_parser(name, help=help_text)
+        if name == "match":
+            evaluation.add_argument("a", metavar="A", help="strategy spec of seats 0 and 2")
+            evaluation.add_argument("b", metavar="B", help="strategy spec of seats 1 and 3")
+        else:
+            evaluation.add_argument("strategies", nargs="+", metavar="SPEC",
+                                    help="two or more different strategy specs")
+        _add_rules(evaluation)
+        units = evaluation.add_mutually_exclusive_group(required=True)
+        units.add_argument("--games", type=_units, help="boards of whole games "
+                           "(each deal sequence is played twice)")
+        units.add_argument("--hands", type=_units, help="boards of single hands "
+                           "(each deal is played twice)")
+        evaluation.add_argument("--seed", type=_seed, default=0)
+        evaluation.add_argument("--jobs", type=_jobs, default=1)
+        evaluation.add_argument("--json", action="store_true", help="print one JSON object")
+        _add_run_options(evaluation, evaluation=True)
+        evaluation.set_defaults(func=func)
+
+    rules = sub.add_parser("rules", help="list presets, or show every field of one")
+    rules.add_argument("preset", nargs="?")
+    rules.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE")
+    rules.set_defaults(func=cmd_rules)
+
+    strategies = sub.add_parser("strategies", help="list strategies and their parameters")
+    strategies.set_defaults(func=cmd_strategies)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run one command; returns the exit status (2 for bad arguments, input or options, each
+    reported as one line on standard error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # a bad argument (one line already printed), --help, --version
+        return 0 if exit_.code is None else exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        return args.func(args)
+    except SpadesError as error:
+        message = " ".join(str(error).split("\n"))
+        print(f"spades-sim {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader went away (`spades-sim ... | head`): stop quietly, as Unix tools do.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as error:
+        print(f"spades-sim {args.command}: error: {error.strerror or error}: "
+              f"{error.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"spades-sim {args.command}: error: out of memory; write large runs to disk with "
+              f"--out DIR (in chunks), or play fewer at once", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"spades-sim {args.command}: interrupted", file=sys.stderr)
+        return 130

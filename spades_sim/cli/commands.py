@@ -1,0 +1,268 @@
+"""The command line's commands: one ``cmd_*`` function per subcommand."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+# Only the core here: every command imports the rest of what it needs in its own function.
+from ..core.errors import UsageError
+from ..core.limits import MAX_CHUNK_SIZE
+from ..core.rules import FIELD_DOCS, FIELD_NAMES, PRESET_DOCS, PRESETS, build_rules
+from ..core.strategies import KINDS, format_number, seat_strategies
+from ..core.strategies import PRESETS as STRATEGY_PRESETS
+from .options import _build, _check_options
+
+
+def _run_to_disk(args, n_hands=None, n_games=None):
+    from ..run import RunSpec, execute, make_config, parse_config, parse_shard
+
+    if args.log is not None:
+        raise UsageError("--log and --out do not go together; use one or the other")
+    if args.config and (args.rules or args.rule or args.strategy):
+        raise UsageError("--config does not go with --rules, --rule or --strategy")
+    configs = [parse_config(text) for text in args.config or []]
+    for name in [] if configs else args.rules or ["classic"]:
+        rules = build_rules(name, args.rule)
+        strategies = seat_strategies(args.strategy or ["heuristic"], rules.players)
+        configs.append(make_config(name, rules, strategies))
+    chunk_size = args.chunk_size or (1000 if n_games else 100_000)
+    spec = RunSpec(tuple(configs), args.seed, n_hands=n_hands, n_games=n_games,
+                   chunk_size=chunk_size, duplicate=args.duplicate)
+    shard = parse_shard(args.shard) if args.shard else None
+    summary = execute(spec, args.out, jobs=args.jobs, backend=args.backend or "loky",
+                      scheduler=args.scheduler, shard=shard, quiet=args.quiet)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{summary['out']}: played {summary['played_chunks']} chunk(s), skipped "
+              f"{summary['skipped_chunks']} already done; {summary['units']:,} "
+              f"{spec.unit_name} in {summary['seconds']:.1f} s "
+              f"({summary['rate']:,.0f} {spec.unit_name}/s; start-up "
+              f"{summary['warmup_seconds']:.1f} s apart)")
+    return 0
+
+
+def _play_in_memory(args, play, size, unit):
+    """Play without --out (one configuration), writing the hand log when asked: to a regular
+    file (checked before playing), or to standard output with ``--log -``."""
+    if args.config:
+        raise UsageError("--config needs --out (a run on disk)")
+    if args.rules and len(args.rules) > 1:
+        raise UsageError("several --rules need --out (a run on disk)")
+    if size > MAX_CHUNK_SIZE:
+        raise UsageError(f"--{unit} {size:,} without --out: a run played in memory is held "
+                         f"whole, like one chunk, so at most {MAX_CHUNK_SIZE:,}; write larger "
+                         f"runs with --out DIR (in chunks)")
+    rules, strategies = _build(args)
+    logging = args.log is not None
+    if logging and args.log != "-":
+        from ..handlog.write import check_log_path
+
+        check_log_path(args.log)  # before playing: a bad path must not cost the run
+    run = play(rules, strategies, size, args.seed, jobs=args.jobs, record_plays=logging)
+    if logging:
+        from ..handlog.write import write_log
+
+        if args.log == "-":
+            write_log(sys.stdout, run)
+            sys.stdout.flush()
+        else:
+            write_log(args.log, run)
+    return rules, strategies, run
+
+
+def _summary_stream(args):
+    """Where the summary goes: standard error when the hand log takes standard output."""
+    return sys.stderr if args.log == "-" else sys.stdout
+
+
+def cmd_simulate(args):
+    from ..analysis.summary import format_table, side_summary
+    from ..run import simulate_hands
+
+    _check_options(args, "hands")
+    if args.out:
+        return _run_to_disk(args, n_hands=args.hands)
+    rules, strategies, run = _play_in_memory(args, simulate_hands, args.hands, "hands")
+    table = side_summary(run.frame(), rules)
+    out = _summary_stream(args)
+    if args.json:
+        print(table.reset_index().to_json(orient="records"), file=out)
+        return 0
+    print(f"{args.hands} independent hands, rules {rules.preset_name}, seed {args.seed}; "
+          f"seats: {', '.join(str(s) for s in strategies)}", file=out)
+    print(format_table(table), file=out)
+    if args.log not in (None, "-"):
+        print(f"hand log: {args.log}", file=out)
+    return 0
+
+
+def cmd_games(args):
+    from ..analysis.summary import format_table, game_summary, side_summary
+    from ..run import play_games
+
+    _check_options(args, "games")
+    if args.out:
+        return _run_to_disk(args, n_games=args.games)
+    rules, strategies, run = _play_in_memory(args, play_games, args.games, "games")
+    frame = run.frame()
+    games = game_summary(frame, rules)
+    out = _summary_stream(args)
+    if args.json:
+        print(json.dumps({"games": games.reset_index().to_dict(orient="records"),
+                          "ties": games.attrs["ties"], "mean_hands": games.attrs["mean_hands"]}),
+              file=out)
+        return 0
+    print(f"{args.games} games to {rules.target}, rules {rules.preset_name}, seed {args.seed}; "
+          f"seats: {', '.join(str(s) for s in strategies)}", file=out)
+    print(format_table(games), file=out)
+    print(f"ties/draws: {games.attrs['ties']}; mean hands per game: "
+          f"{games.attrs['mean_hands']:.2f}", file=out)
+    print(file=out)
+    print(format_table(side_summary(frame, rules)), file=out)
+    if args.log not in (None, "-"):
+        print(f"hand log: {args.log}", file=out)
+    return 0
+
+
+def cmd_run(args):
+    from ..experiment import default_results_dir, load_experiment, run_experiment
+
+    _check_options(args)
+    experiment = load_experiment(args.file)
+    out = args.out or default_results_dir(experiment)
+    summaries = run_experiment(experiment, out, jobs=args.jobs, backend=args.backend,
+                               scheduler=args.scheduler, quiet=args.quiet)
+    for mode, summary in summaries.items():
+        print(f"{summary['out']}: {mode}: played {summary['played_chunks']} chunk(s), skipped "
+              f"{summary['skipped_chunks']} already done; {summary['units']:,} {mode} in "
+              f"{summary['seconds']:.1f} s")
+    return _report(out, args.reports)
+
+
+def cmd_report(args):
+    return _report(args.dir, args.reports)
+
+
+def _report(results_dir, reports_root):
+    from ..report import build_report
+
+    index = build_report(results_dir, reports_root)
+    print(index)
+    return 0
+
+
+def cmd_status(args):
+    from ..run import run_status
+
+    status = run_status(args.dir)
+    if args.json:
+        print(json.dumps(status))
+        return 0
+    share = status["units_done"] / status["units"] if status["units"] else 1.0
+    print(f"{status['out']}: {status['units_done']:,}/{status['units']:,} {status['unit']} "
+          f"({share:.1%}), {status['done']}/{status['chunks']} chunks of {status['chunk_size']:,}"
+          f"; seed {status['seed']}; configurations: {', '.join(status['configs'])}")
+    if status["corrupt"]:
+        print(f"corrupt or unfinished chunk files (played again on resume): {status['corrupt']}")
+    if status["missing"]:
+        shown = status["missing"][:20]
+        more = " ..." if len(status["missing"]) > 20 else ""
+        print(f"missing chunks: {shown}{more}")
+    print("complete" if status["complete"] else "incomplete: re-run the same command to resume")
+    return 0
+
+
+def cmd_replay(args):
+    from ..handlog import replay_file
+
+    if args.file != "-":
+        with open(args.file, "rb"):
+            pass  # an unreadable file is an argument error (status 2), not a bad line
+    return replay_file(args.file, sys.stdout, sys.stderr)
+
+
+def cmd_bench(args):
+    from ..bench import run_bench
+
+    rules, strategies = _build(args)
+    result = run_bench(rules, strategies, args.hands, args.jobs, seed=args.seed,
+                       record_history=not args.no_history)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"{result['hands']} hands, {', '.join(result['strategies'])}, rules {result['rules']}, "
+          f"{result['jobs']} job(s)")
+    print(f"warm hands/s per core: {result['hands_per_second']:,.0f} (fastest chunk), "
+          f"{result['hands_per_second_median']:,.0f} (median chunk), "
+          f"{result['hands_per_second_run']:,.0f} (whole run)")
+    print(f"warm hands/s, all jobs together: {result['hands_per_second_total']:,.0f}")
+    print(f"compile (or cache load) and warm-up: {result['compile_seconds']:.2f} s")
+    return 0
+
+
+def _evaluation_options(args) -> dict:
+    _check_options(args)
+    units = {"n_games": args.games} if args.games else {"n_hands": args.hands}
+    return {**units, "seed": args.seed, "jobs": args.jobs, "out": args.out,
+            "rule_overrides": args.rule, "chunk_size": args.chunk_size,
+            "backend": args.backend or "loky", "scheduler": args.scheduler,
+            "quiet": args.quiet}
+
+
+def cmd_match(args):
+    from ..evaluate import format_match, match
+
+    result = match(args.a, args.b, args.rules, **_evaluation_options(args))
+    print(json.dumps(result.to_dict()) if args.json else format_match(result))
+    return 0
+
+
+def cmd_tournament(args):
+    from ..evaluate import format_tournament, tournament
+
+    result = tournament(args.strategies, args.rules, **_evaluation_options(args))
+    print(json.dumps(result.to_dict()) if args.json else format_tournament(result))
+    return 0
+
+
+def cmd_rules(args):
+    if args.preset is None:
+        width = max(map(len, PRESETS))
+        for name in PRESETS:
+            changed = ", ".join(f"{k}={v}" for k, v in PRESETS[name].items()) or "(the base)"
+            print(f"{name:<{width}}  {PRESET_DOCS[name]}: {changed}")
+        return 0
+    rules = build_rules(args.preset, args.rule)
+    width = max(map(len, FIELD_NAMES))
+    print(f"preset {args.preset} ({PRESET_DOCS[args.preset]})")
+    for field in FIELD_NAMES:
+        value = getattr(rules, field)
+        if value is None:
+            text = "null"
+        else:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+        print(f"{field:<{width}}  {text:<16}  {FIELD_DOCS[field]}")
+    return 0
+
+
+def cmd_strategies(args):
+    shown = set()
+    for kind in KINDS.values():
+        print(f"{kind.name}: {kind.doc}")
+        inherited = [p for p in kind.params if p.name in shown]
+        if inherited:
+            print(f"    (the parameters above, {inherited[0].name} .. {inherited[-1].name}, "
+                  f"with the same defaults; and:)")
+        for param in kind.params:
+            if param.name not in shown:
+                print(f"    {param.name} = {format_number(param.default)}    {param.doc}")
+        shown.update(p.name for p in kind.params)
+    print("presets (NAME or NAME:param=value,... like a kind):")
+    for preset in STRATEGY_PRESETS.values():
+        changes = ", ".join(f"{k}={format_number(v)}" for k, v in preset.params.items())
+        print(f"{preset.name}: {preset.kind} with {changes}\n    {preset.doc}")
+    return 0
+
+
