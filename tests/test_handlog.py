@@ -350,7 +350,7 @@ BAD_CASES = [
     ("unknown rule field", edit(rules={"preset": "classic", "colour": 1}),
      P + "rules: unknown rule field 'colour'; allowed: " + ", ".join(FIELD_NAMES)),
     ("bad rule value", edit(rules={"target": 0}),
-     P + "rule target: 0 is out of range; allowed: an integer >= 1"),
+     P + "rule target: 0 is out of range; allowed: 1..10000000000"),
     ("rules not text", edit(rules=5), P + "rules: 5 is neither a preset name nor an object"),
     # scores and bags before the hand
     ("score_before text", edit(score_before=["x", 0]),

@@ -126,6 +126,11 @@ def test_schema_one_row_per_hand_and_seat(reference, ref_frame):
     assert list(frame.columns) == list(TIDY_COLUMNS)
     for name in ("config", "rules", "strategy"):
         assert isinstance(frame[name].dtype, pd.CategoricalDtype), name
+    # Scores cannot overflow int64, nor bag counters int32 (core/rules.py, BOUNDS).
+    for name in ("score_before", "score_delta"):
+        assert frame[name].dtype == np.int64, name
+    for name in ("bags_before", "bags_after"):
+        assert frame[name].dtype == np.int32, name
     assert len(frame) == 1100 * 4 * 2
     assert frame.groupby(["config", "hand_id", "seat"]).size().eq(1).all()
     assert sorted(frame["hand_id"].unique()) == list(range(1100))

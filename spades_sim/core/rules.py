@@ -12,6 +12,7 @@ kernel tuple's fields are the rule fields in order, then the derived ones.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import namedtuple
 from dataclasses import dataclass, fields
 
@@ -114,6 +115,25 @@ class Rules:
         n_trumps = bin(self.deck_mask & TRUMP_MASK).count("1")
         return (2 * n_trumps * self.hand_size + n_cards) // (2 * n_cards)
 
+    @property
+    def max_hand_points(self) -> int:
+        """The most points a side can win or lose in one hand of these rules: every
+        ``score_delta`` lies in ``-max_hand_points..max_hand_points`` (:func:`hand_points_bound`).
+        """
+        return hand_points_bound(self.hand_size, self.nil_bonus, self.blind_nil_bonus,
+                                 self.double_nil_bonus, self.blind_bid_bonus_per_trick,
+                                 self.overtrick_points, self.bag_penalty)
+
+    def max_score(self, n_hands: int) -> int:
+        """The most points a side can hold, either way, after ``n_hands`` hands of a game."""
+        return n_hands * self.max_hand_points
+
+    def max_bags(self, n_hands: int) -> int:
+        """The highest bag counter a side can hold after ``n_hands`` hands of a game: below a
+        non-zero ``bag_limit``, and at most one bag per trick played."""
+        most = n_hands * self.hand_size
+        return min(most, self.bag_limit - 1) if self.bag_limit > 0 else most
+
     def side_of(self, seat: int) -> int:
         """Scoring side of a seat: team ``seat % 2`` in partnership, else the seat itself."""
         return seat % 2 if self.partnership else seat
@@ -192,18 +212,92 @@ FIELD_DOCS = {
 _CHOICES = {"players": (2, 3, 4), **CHOICES}
 _BOOLS = {f.name for f in fields(Rules) if f.type in ("bool", bool)}
 _OPTIONAL_INTS = {"mercy", "max_hands"}
-_NON_NEGATIVE = {
-    "nil_bonus", "blind_nil_bonus", "blind_nil_min_deficit", "double_nil_bonus",
-    "blind_bid_min_deficit", "blind_bid_bonus_per_trick", "min_team_bid", "overtrick_points",
-    "bag_limit", "bag_penalty",
-}
-_INTS = _NON_NEGATIVE | {"players", "blind_nil_exchange", "nil_exchange", "blind_bid_max",
-                         "target", "hand_cap"} | _OPTIONAL_INTS
+
+# -- the bounds of the integer fields ------------------------------------------------------------
+# docs/rules.md ("Bounds") explains them. In short: every points value is at most MAX_POINTS
+# (10**10, a hundred million times the classic values), so one hand moves a side's score by at
+# most ``Rules.max_hand_points`` (72 * MAX_POINTS + 357 at worst) and a whole game of
+# MAX_HAND_CAP hands by at most MAX_SCORE (about 7.6e17): twelve times below 2**63, and the
+# difference of two scores (a deficit) six times below. The kernels compute in int64, the record
+# arrays and tidy frames hold scores as int64 and bag counters as int32, the twin and the
+# hand-log replay in Python ints; none of them can overflow.
+MAX_POINTS = 10**10
+MAX_HAND_SIZE = 17  # three players
+# Game g's hands use key indices (g << GAME_SHIFT) + 1 + j (core/seeding.py).
 MAX_HAND_CAP = (1 << GAME_SHIFT) - 2
+# A bag counter stays below a non-zero bag_limit; with bag_limit 0 it grows by at most a hand's
+# tricks a hand: MAX_HAND_SIZE * MAX_HAND_CAP (about 1.8e7) in a game. Both stay far inside int32.
+MAX_BAG_LIMIT = 10**8
+
+# (lowest, highest) of each integer field. blind_bid_max and min_team_bid are further capped by
+# the hand size, mercy by the target (``_validate``).
+BOUNDS: dict[str, tuple[int, int]] = {
+    "players": (2, 4),
+    "nil_bonus": (0, MAX_POINTS),
+    "blind_nil_bonus": (0, MAX_POINTS),
+    "blind_nil_min_deficit": (0, MAX_POINTS),
+    "blind_nil_exchange": (0, 4),
+    "nil_exchange": (0, 4),
+    "double_nil_bonus": (0, MAX_POINTS),
+    "blind_bid_max": (1, MAX_HAND_SIZE),
+    "blind_bid_min_deficit": (0, MAX_POINTS),
+    "blind_bid_bonus_per_trick": (0, MAX_POINTS),
+    "min_team_bid": (0, MAX_HAND_SIZE),
+    "overtrick_points": (0, MAX_POINTS),
+    "bag_limit": (0, MAX_BAG_LIMIT),
+    "bag_penalty": (0, MAX_POINTS),
+    "target": (1, MAX_POINTS),
+    "mercy": (-MAX_POINTS, MAX_POINTS - 1),
+    "max_hands": (1, MAX_HAND_CAP),
+    "hand_cap": (1, MAX_HAND_CAP),
+}
+_INTS = set(BOUNDS)
+
+
+def hand_points_bound(hand_size: int, nil_bonus: int, blind_nil_bonus: int,
+                      double_nil_bonus: int, blind_bid_bonus_per_trick: int,
+                      overtrick_points: int, bag_penalty: int) -> int:
+    """The most points one side can win or lose in one hand (``docs/rules.md``, "Bounds").
+
+    A side has at most two seats and takes at most ``hand_size`` tricks: nil bonuses at most
+    four bonuses (``doubled_no_penalty``) or the double-nil bonus; blind number bids at most
+    ``2 * hand_size`` tricks bid; the contract at most 200 or 10 per trick of ``2 * hand_size``
+    bid; overtricks, failed-nil bags and bag penalties (at most one per bag of the hand, with
+    ``bag_limit = 1``) at most one per trick each.
+
+    >>> hand_points_bound(13, 100, 200, 200, 10, 1, 100)  # classic
+    2646
+    """
+    return (max(4 * max(nil_bonus, blind_nil_bonus), double_nil_bonus)
+            + 2 * hand_size * blind_bid_bonus_per_trick
+            + hand_size * (overtrick_points + bag_penalty + 1)
+            + max(200, 20 * hand_size))
+
+
+# The most points a side can hold after any game, either way (every points field at its bound,
+# 17 tricks a hand, MAX_HAND_CAP hands).
+MAX_SCORE = MAX_HAND_CAP * hand_points_bound(MAX_HAND_SIZE, *[MAX_POINTS] * 6)
 
 
 def _fail(field: str, message: str):
     raise RulesError(f"rule {field}: {message}")
+
+
+def show_int(value: int) -> str:
+    """An int for a one-line message: its digits, or its size when it has too many to print
+    (``str`` refuses ints of more than 4300 digits).
+
+    >>> show_int(-12), show_int(10**60)
+    ('-12', 'an integer of 200 bits')
+    """
+    if abs(value) < 10**40:
+        return str(value)
+    return f"{'a negative' if value < 0 else 'an'} integer of {abs(value).bit_length()} bits"
+
+
+def _out_of_range(field: str, value: int, low: int, high: int, optional: bool = False):
+    allowed = f"{'null or ' if optional else ''}{low}..{high}"
+    _fail(field, f"{show_int(value)} is out of range; allowed: {allowed}")
 
 
 def _validate(rules: Rules) -> None:
@@ -217,20 +311,24 @@ def _validate(rules: Rules) -> None:
         elif name in _CHOICES:
             if value not in _CHOICES[name]:
                 allowed = ", ".join(str(c) for c in _CHOICES[name])
-                _fail(name, f"{value!r} is not one of {allowed}")
+                _fail(name, f"{_show(value)} is not one of {allowed}")
         elif name in _INTS:
             if value is None and name in _OPTIONAL_INTS:
                 continue
             if isinstance(value, bool) or not isinstance(value, int):
-                _fail(name, f"{value!r} is not an integer")
-            if name in _NON_NEGATIVE and value < 0:
-                _fail(name, f"{value} is negative; allowed: an integer >= 0")
+                _fail(name, f"{_show(value)} is not an integer")
+            low, high = BOUNDS[name]
+            if name == "mercy":  # (the target, an earlier field, is checked by now)
+                high = min(high, rules.target - 1)
+                if high < value <= BOUNDS[name][1]:
+                    _fail(name, f"{value} is not below the target {rules.target}; allowed: "
+                                f"null or {low}..{high}")
+            if not low <= value <= high:
+                _out_of_range(name, value, low, high, name in _OPTIONAL_INTS)
     if rules.partnership and rules.players != 4:
         _fail("partnership", "true only with 4 players; allowed with 2 or 3 players: false")
     for name in ("blind_nil_exchange", "nil_exchange"):
         value = getattr(rules, name)
-        if not 0 <= value <= 4:
-            _fail(name, f"{value} is out of range; allowed: 0..4")
         if value > 0 and not rules.partnership:
             _fail(name, f"an exchange needs partnership scoring; allowed with "
                         f"{rules.players} individual players: 0")
@@ -245,26 +343,23 @@ def _validate(rules: Rules) -> None:
     ):
         _fail("first_leader", "two_of_clubs needs 2C dealt (4 players, standard deck); "
                               "allowed here: dealer_left, random")
-    if not 1 <= rules.blind_bid_max <= rules.hand_size:
-        _fail("blind_bid_max", f"{rules.blind_bid_max} is out of range; allowed: "
-                               f"1..{rules.hand_size}")
+    if rules.blind_bid_max > rules.hand_size:
+        _out_of_range("blind_bid_max", rules.blind_bid_max, 1, rules.hand_size)
     if rules.min_team_bid and not rules.partnership:
         _fail("min_team_bid", "needs partnership scoring; allowed without: 0")
     if rules.min_team_bid > rules.hand_size:
-        _fail("min_team_bid", f"{rules.min_team_bid} is out of range; allowed: "
-                              f"0..{rules.hand_size}")
+        _out_of_range("min_team_bid", rules.min_team_bid, 0, rules.hand_size)
     if rules.bids_total_not_tricks and rules.min_team_bid >= rules.hand_size:
         # The last bidder, partner of a plain zero bid, could then have no legal bid at all.
         _fail("min_team_bid", f"{rules.min_team_bid} leaves the last bidder no legal bid with "
                               f"bids_total_not_tricks; allowed: 0..{rules.hand_size - 1}")
-    if rules.target < 1:
-        _fail("target", f"{rules.target} is out of range; allowed: an integer >= 1")
-    if not 1 <= rules.hand_cap <= MAX_HAND_CAP:
-        _fail("hand_cap", f"{rules.hand_cap} is out of range; allowed: 1..{MAX_HAND_CAP}")
-    if rules.max_hands is not None and rules.max_hands < 1:
-        _fail("max_hands", f"{rules.max_hands} is out of range; allowed: null or an integer >= 1")
-    if rules.mercy is not None and rules.mercy >= rules.target:
-        _fail("mercy", f"{rules.mercy} is not below the target {rules.target}")
+
+
+def _show(value) -> str:
+    """A wrong value for a message: its repr, cut short when long."""
+    text = show_int(value) if isinstance(value, int) and not isinstance(value, bool) \
+        else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 PRESETS: dict[str, dict] = {
@@ -362,10 +457,16 @@ def parse_override(text: str) -> tuple[str, object]:
     if field in _INTS:
         if field in _OPTIONAL_INTS and lowered in ("null", "none", ""):
             return field, None
+        if re.fullmatch(r"[+-]?[0-9]+", raw) and len(raw.lstrip("+-")) > 40:
+            # int() refuses more than 4300 digits; any value this long is out of range anyway.
+            low, high = BOUNDS[field]
+            optional = "null or " if field in _OPTIONAL_INTS else ""
+            _fail(field, f"an integer of {len(raw.lstrip('+-'))} digits is out of range; "
+                         f"allowed: {optional}{low}..{high}")
         try:
             return field, int(raw)
         except ValueError:
-            _fail(field, f"{raw!r} is not an integer")
+            _fail(field, f"{_show(raw)} is not an integer")
     return field, raw
 
 

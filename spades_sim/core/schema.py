@@ -25,10 +25,11 @@ HAND_DTYPES = {
     "bids": (np.int8, (_SEATS,)),  # final bids (after any bump)
     "bumped": (np.int8, (_SEATS,)),
     "tricks": (np.int8, (_SEATS,)),
-    "score_before": (np.int32, (_SIDES,)),
-    "bags_before": (np.int16, (_SIDES,)),
-    "score_delta": (np.int32, (_SIDES,)),
-    "bags_after": (np.int16, (_SIDES,)),
+    # Scores as int64 and bag counters as int32: neither can overflow (core/rules.py, BOUNDS).
+    "score_before": (np.int64, (_SIDES,)),
+    "bags_before": (np.int32, (_SIDES,)),
+    "score_delta": (np.int64, (_SIDES,)),
+    "bags_after": (np.int32, (_SIDES,)),
     "plays": (np.int8, (MAX_PLAYS,)),  # cards in play order (only when recorded)
     "play_seats": (np.int8, (MAX_PLAYS,)),
     "exchange": (np.int8, (MAX_EXCHANGE, 3)),  # [from, to, card], -1 padded
@@ -39,8 +40,8 @@ GAME_DTYPES = {
     "first_dealer": (np.int8, ()),
     "n_hands": (np.int32, ()),
     "winner": (np.int8, ()),  # winning side, -1 for a tie or a draw at the hand cap
-    "final_score": (np.int32, (_SIDES,)),
-    "final_bags": (np.int16, (_SIDES,)),
+    "final_score": (np.int64, (_SIDES,)),
+    "final_bags": (np.int32, (_SIDES,)),
 }
 # The arrays travel to the kernels as one named tuple of each kind.
 HandArrays = namedtuple("HandArrays", tuple(HAND_DTYPES))

@@ -57,7 +57,7 @@ def blind_allowed_nb(deficit, min_deficit):
 def deficit_nb(rules, seat, scores):
     """How far the seat's side trails the best other side (negative when ahead)."""
     side = (seat & 1) if rules.partnership else seat
-    best_other = -(1 << 40)
+    best_other = -(1 << 62)  # below any score (core/rules.py: MAX_SCORE)
     for other in range(rules.n_sides):
         if other != side and scores[other] > best_other:
             best_other = scores[other]

@@ -158,7 +158,7 @@ def score_adjustment_nb(rules, seat_params, seat, scores, bags):
     window = seat_params[P_ENDGAME_POINTS]
     if window > 0:
         own = scores[side]
-        best_other = -(1 << 40)
+        best_other = -(1 << 62)  # below any score (core/rules.py: MAX_SCORE)
         for other in range(rules.n_sides):
             if other != side and scores[other] > best_other:
                 best_other = scores[other]

@@ -16,7 +16,7 @@ from ..core.cards import (
     suit_of,
     texts_of,
 )
-from ..core.rules import Rules, rules_from_spec
+from ..core.rules import Rules, rules_from_spec, show_int
 from ..core.tricks import breaks_spades, legal_cards, trick_winner
 from .format import SUIT_NAMES
 
@@ -27,6 +27,8 @@ class Bad(Exception):
 
 def show(value) -> str:
     """A JSON value as it appears in the input, cut short when long."""
+    if is_int(value) and abs(value) >= 10**40:
+        return show_int(value)  # (str() refuses ints of more than 4300 digits)
     try:
         text = json.dumps(value)
     except (TypeError, ValueError):
@@ -69,6 +71,32 @@ def int_list(obj, name, length, per, minimum=None):
         if minimum is not None and value < minimum:
             raise Bad(f"{name}: {per} {index}: {value} is below {minimum}")
     return list(values)
+
+
+def check_before(rules: Rules, score_before, bags_before) -> None:
+    """Scores and bag counters before the hand that a game of these rules can reach: at most
+    ``hand_cap - 1`` hands come before a game's last, each moving a side's score by at most
+    ``rules.max_hand_points`` and adding at most a bag per trick; a counter stays below a
+    non-zero ``bag_limit``."""
+    n_hands = rules.hand_cap - 1
+    if rules.bag_limit > 0:
+        for side, bags in enumerate(bags_before):
+            if bags >= rules.bag_limit:
+                raise Bad(f"bags_before: side {side} has {show(bags)} bags, at or above the bag "
+                           f"limit {rules.bag_limit}")
+    most = rules.max_bags(n_hands)
+    for side, bags in enumerate(bags_before):
+        if bags > most:
+            raise Bad(f"bags_before: side {side}: {show(bags)} could not arise; allowed under "
+                       f"these rules: 0..{most} (at most {rules.hand_size} bags a hand in the "
+                       f"{n_hands} hands before a game's last, hand_cap {rules.hand_cap})")
+    most = rules.max_score(n_hands)
+    for side, score in enumerate(score_before):
+        if not -most <= score <= most:
+            raise Bad(f"score_before: side {side}: {show(score)} could not arise; allowed under "
+                       f"these rules: {-most}..{most} (at most {rules.max_hand_points} points a "
+                       f"hand in the {n_hands} hands before a game's last, hand_cap "
+                       f"{rules.hand_cap})")
 
 
 def bool_list(obj, name, length):

@@ -10,6 +10,7 @@ from .checks import (
     Bad,
     apply_exchange,
     bool_list,
+    check_before,
     check_bids,
     check_hands,
     check_plays,
@@ -21,6 +22,9 @@ from .checks import (
     unique_fields,
 )
 from .format import FIELDS, REQUIRED_FIELDS, VERSION
+
+# Hand and game ids are int64 in the record arrays and the tidy frame.
+MAX_ID = 2**63 - 1
 
 
 def _check(obj) -> dict:
@@ -37,6 +41,8 @@ def _check(obj) -> dict:
     players, n_sides = rules.players, rules.n_sides
     if obj["game_id"] is not None and not is_int(obj["game_id"]):
         raise Bad(f"game_id: {show(obj['game_id'])} is neither an integer nor null")
+    if obj["game_id"] is not None and not 0 <= obj["game_id"] <= MAX_ID:
+        raise Bad(f"game_id: {show(obj['game_id'])} is out of range; allowed: null or 0..{MAX_ID}")
     dealer = obj["dealer"]
     if not is_int(dealer) or not 0 <= dealer < players:
         raise Bad(f"dealer: {show(dealer)} is not a seat (0..{players - 1})")
@@ -45,11 +51,7 @@ def _check(obj) -> dict:
         else zeros
     bags_before = int_list(obj, "bags_before", n_sides, "side", minimum=0) \
         if "bags_before" in obj else zeros
-    if rules.bag_limit > 0:
-        for side, bags in enumerate(bags_before):
-            if bags >= rules.bag_limit:
-                raise Bad(f"bags_before: side {side} has {bags} bags, at or above the bag "
-                           f"limit {rules.bag_limit}")
+    check_before(rules, score_before, bags_before)
     dealt = check_hands(rules, obj)
     blind = bool_list(obj, "blind", players)
     bids = int_list(obj, "bids", players, "seat")
@@ -65,7 +67,7 @@ def _check(obj) -> dict:
             given = int_list(obj, name, length, per)
             if given != computed[name]:
                 source = "the plays give" if name == "tricks" else "the rules give"
-                raise Bad(f"inconsistent results: {name} is {given} but {source} "
+                raise Bad(f"inconsistent results: {name} is {show(given)} but {source} "
                            f"{computed[name]}")
     scored = {**obj, "score_before": score_before, "bags_before": bags_before, **computed}
     return {name: scored[name] for name in FIELDS if name in scored}
@@ -116,6 +118,9 @@ def _replay_line(line_number: int, text) -> dict | str:
             return f'{prefix}: missing field "hand_id"'
         if not is_int(obj["hand_id"]):
             return f"{prefix}: hand_id: {show(obj['hand_id'])} is not an integer"
+        if not 0 <= obj["hand_id"] <= MAX_ID:
+            return (f"{prefix}: hand_id: {show(obj['hand_id'])} is out of range; allowed: "
+                    f"0..{MAX_ID}")
         prefix = f"{prefix} (hand {obj['hand_id']})"
         return _check(obj)
     except Bad as bad:

@@ -97,10 +97,10 @@ def tidy_frame(hands, rules, strategies, *, config: str = "", duplicate: bool = 
             "tricks": tricks,
             "side_contract": per_side[rows, sides, 0],
             "side_taken": per_side[rows, sides, 1],
-            "score_before": hands.score_before[rows, sides].astype(np.int32),
-            "bags_before": hands.bags_before[rows, sides].astype(np.int16),
-            "score_delta": hands.score_delta[rows, sides].astype(np.int32),
-            "bags_after": hands.bags_after[rows, sides].astype(np.int16),
+            "score_before": hands.score_before[rows, sides].astype(np.int64),
+            "bags_before": hands.bags_before[rows, sides].astype(np.int32),
+            "score_delta": hands.score_delta[rows, sides].astype(np.int64),
+            "bags_after": hands.bags_after[rows, sides].astype(np.int32),
             **{name: values.astype(np.int8) for name, values in features.items()},
         }
     )
