@@ -19,6 +19,7 @@ owns are removed when a writer starts.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -116,6 +117,8 @@ def _acquire(path: Path, wait: float) -> int | None:
             continue
         except OSError as error:
             os.close(fd)
+            if error.errno in (errno.ESTALE, errno.ENOENT):  # removed by its holder (NFS)
+                continue
             raise RunError(f"{path}: cannot lock ({_reason(error)}); the run folder must be on "
                            f"a file system with file locks")
         try:
@@ -180,8 +183,8 @@ def writer_alive(out: Path, writer: Writer) -> bool:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:  # held: by our writer, if the token is still ours
         alive = _lock_info(fd).get("token") == writer.token
-    except OSError:
-        alive = True  # no locks here: nothing to go by (claim_share refuses such folders)
+    except OSError as error:  # removed meanwhile (NFS), or no locks here: nothing to go by
+        alive = error.errno not in (errno.ESTALE, errno.ENOENT)
     else:
         alive = False  # nobody holds it: the writer is gone
     os.close(fd)
@@ -260,8 +263,11 @@ def claim_share(out: Path, spec: RunSpec, shard: tuple[int, int] | None):
             info = {"pid": os.getpid(), "host": socket.gethostname(),
                     "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                     "shard": list(share), "token": writer.token}
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps(info).encode(), 0)
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps(info).encode(), 0)
+            except OSError as error:
+                raise RunError(f"{path}: cannot write: {_reason(error)}")
             _remove_temporaries(out, {writer.token} | {o.get("token") for o in others})
         except BaseException:
             _release(fd, path)
@@ -269,7 +275,10 @@ def claim_share(out: Path, spec: RunSpec, shard: tuple[int, int] | None):
     try:
         yield writer
     finally:
-        _remove_temporaries(out, set(), only={writer.token})
+        try:
+            _remove_temporaries(out, set(), only={writer.token})
+        except OSError:  # the folder went away: nothing to tidy
+            pass
         _release(fd, path)
 
 
@@ -415,7 +424,7 @@ def prepare_dir(spec: RunSpec, out) -> None:
     identity = spec.identity()
     with _locked(out / META_LOCK):
         if (out / META).exists():
-            existing = read_meta(out)["identity"]
+            existing = open_run(out)[0]["identity"]
             if existing != identity:
                 differing = sorted(key for key in set(identity) | set(existing)
                                    if existing.get(key) != identity.get(key))
@@ -470,7 +479,8 @@ def _category_codes(column: pa.ChunkedArray) -> tuple[list, np.ndarray]:
     the same whatever the dictionary's order, unused entries or index width."""
     parts = [(piece.dictionary.to_pylist(), piece.indices.to_numpy(zero_copy_only=False))
              for piece in column.chunks]
-    distinct = sorted({values[int(i)] for values, indices in parts for i in np.unique(indices)})
+    distinct = sorted({values[i] for values, indices in parts
+                       for i in np.flatnonzero(np.bincount(indices, minlength=len(values)))})
     position = {value: p for p, value in enumerate(distinct)}
     codes = [np.array([position.get(v, -1) for v in values], dtype=np.int32)[indices]
              for values, indices in parts if len(indices)]
@@ -498,7 +508,7 @@ def table_checksum(table: pa.Table) -> str:
             header = [name, kind]
             data = data.astype(data.dtype.newbyteorder("<"), copy=False)
         digest.update(json.dumps(header, ensure_ascii=True).encode() + b"\n")
-        digest.update(np.ascontiguousarray(data).tobytes())
+        digest.update(memoryview(np.ascontiguousarray(data)).cast("B"))
     return digest.hexdigest()
 
 
@@ -696,8 +706,8 @@ def load_run(out, columns=None) -> pd.DataFrame:
             print(f"spades-sim: skipping {path.name}: {check.why}", file=sys.stderr)
             continue
         if check.state == "foreign":
-            raise RunError(f"{path}: not chunk {chunk} of this run: {check.why}; not loaded "
-                           f"(re-run the run's command to play it again)")
+            raise RunError(f"{path}: refused: {check.why}; re-run the run's command to play "
+                           f"chunk {chunk} again")
         table = check.table
         table = table.replace_schema_metadata(
             {k: v for k, v in (table.schema.metadata or {}).items()
