@@ -117,7 +117,8 @@ def _acquire(path: Path, wait: float) -> int | None:
             continue
         except OSError as error:
             os.close(fd)
-            if error.errno in (errno.ESTALE, errno.ENOENT):  # removed by its holder (NFS)
+            if error.errno in (errno.ESTALE, errno.ENOENT) and time.monotonic() < deadline:
+                time.sleep(0.01)  # removed by its holder meanwhile (NFS): take the new one
                 continue
             raise RunError(f"{path}: cannot lock ({_reason(error)}); the run folder must be on "
                            f"a file system with file locks")
@@ -246,9 +247,13 @@ def claim_share(out: Path, spec: RunSpec, shard: tuple[int, int] | None):
         # A moment's wait: a worker of a dead writer may be probing the stale lock file.
         fd = _acquire(path, wait=1.0)
         if fd is None:
-            holder = os.open(path, os.O_RDONLY)
-            info = _lock_info(holder)
-            os.close(holder)
+            try:
+                holder = os.open(path, os.O_RDONLY)
+            except OSError:
+                info = {}
+            else:
+                info = _lock_info(holder)
+                os.close(holder)
             raise _busy(out, info)
         try:
             mine = set(shard_chunks(spec, shard))
