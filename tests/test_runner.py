@@ -538,8 +538,8 @@ def test_status_text_and_json(tmp_path, capsys):
     status = json.loads(capsys.readouterr().out)
     assert status == {"out": str(out), "seed": 1, "unit": "hands", "units": 1000,
                       "units_done": 500, "chunk_size": 250, "chunks": 4, "done": 2,
-                      "missing": [1, 3], "corrupt": [], "configs": ["classic", "simple"],
-                      "complete": False}
+                      "missing": [1, 3], "corrupt": [], "problems": {},
+                      "configs": ["classic", "simple"], "complete": False}
     assert main(args) == 0
     capsys.readouterr()
     assert main(["status", str(out)]) == 0

@@ -1,5 +1,7 @@
 """Executing a run into its folder: the missing chunks, on joblib's processes or a Dask cluster,
-with progress; the kernels compiled once before the workers start.
+with progress; the kernels compiled once before the workers start. Options are checked and the
+scheduler reached before anything is written; the run's share of chunks is locked while it
+plays (``dataset.claim_share``), and workers stop when that lock's holder is gone.
 """
 
 from __future__ import annotations
@@ -10,10 +12,14 @@ import time
 from pathlib import Path
 
 from ..core.errors import RunError
+from ..core.limits import MAX_JOBS
 from ..core.rules import preset
-from .dataset import CHUNK_PATTERN, chunk_done, prepare_dir, write_chunk
+from .dataset import claim_share, pending_chunks, prepare_dir, read_meta, write_chunk
 from .memory import play_chunk
 from .spec import RunSpec, make_config, shard_chunks
+
+# Seconds to wait for a Dask scheduler given by address before giving up with a RunError.
+DASK_CONNECT_TIMEOUT = 10
 
 
 class Progress:
@@ -55,21 +61,40 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
             quiet: bool = False) -> dict:
     """Play the run's missing chunks (of ``shard`` when given) into ``out``.
 
-    ``backend``: ``loky`` (joblib processes on this machine, ``jobs`` of them) or ``dask``
-    (the chunks become tasks on the Dask cluster at ``scheduler``, through joblib's Dask
-    backend; ``scheduler=None`` starts a local cluster). Returns a summary dict.
+    ``backend``: ``loky`` (joblib processes on this machine, ``jobs`` of them, never more than
+    the chunks to play nor ``MAX_JOBS``) or ``dask`` (the chunks become tasks on the Dask
+    cluster at ``scheduler``, through joblib's Dask backend; ``scheduler=None`` starts a local
+    cluster). Everything is checked before anything is written; the share of chunks is locked
+    for the run (another writer of the same chunks gets a ``RunError`` naming this one).
+    Returns a summary dict.
     """
+    if not isinstance(spec, RunSpec):
+        raise RunError(f"execute: expected a RunSpec, found {type(spec).__name__}")
+    if backend not in ("loky", "dask"):
+        raise RunError(f"backend {backend!r}: expected loky or dask")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise RunError(f"jobs: {jobs!r} is not a positive integer")
+    if shard is not None:
+        shard = _check_shard(shard)
     out = Path(out).resolve()  # workers may run elsewhere (another directory, a Dask node)
-    prepare_dir(spec, out)
+    client = _connect(scheduler) if backend == "dask" and scheduler is not None else None
+    try:
+        prepare_dir(spec, out)
+        with claim_share(out, spec, shard) as writer:
+            return _execute(spec, out, writer, jobs, backend, client, shard, quiet)
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _execute(spec, out, writer, jobs, backend, client, shard, quiet) -> dict:
     mine = shard_chunks(spec, shard)
-    pending = [c for c in mine if not chunk_done(spec, out, c)]
-    for chunk in pending:  # temporary files a killed run left behind (this shard's only)
-        for stale in out.glob(f".{CHUNK_PATTERN.format(chunk)}.*.tmp"):
-            stale.unlink(missing_ok=True)
+    pending = pending_chunks(out, spec, mine)
+    jobs = max(1, min(jobs, len(pending), MAX_JOBS))
     total_units = sum(spec.chunk_range(c)[1] for c in mine)
     done_units = total_units - sum(spec.chunk_range(c)[1] for c in pending)
     warmup = time.perf_counter()
-    if backend == "loky" and jobs > 1 and len(pending) > 1:
+    if backend == "loky" and jobs > 1:
         search = any(strategy.kind.name == "mc" for config in spec.configs
                      for strategy in config.strategies)
         _warm_in_subprocess(spec.games_mode, search)
@@ -78,7 +103,13 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
     started = time.perf_counter()
     try:
         if pending:
-            _run_chunks(spec, out, pending, jobs, backend, scheduler, progress)
+            run_hash = read_meta(out)["identity_sha256"]
+            tasks = [(spec, out, chunk, writer, run_hash) for chunk in pending]
+            for chunk, count in _run_chunks(tasks, jobs, backend, client):
+                if count == 0:
+                    raise RunError(f"{out}: chunk {chunk} was abandoned: its worker no longer "
+                                   f"saw this run's lock {writer.lock_name} (was it removed?)")
+                progress.advance(count)
     finally:
         progress.close()
     seconds = time.perf_counter() - started
@@ -87,6 +118,34 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
             "skipped_chunks": len(mine) - len(pending), "units": played,
             "seconds": seconds, "rate": played / seconds if seconds > 0 else 0.0,
             "warmup_seconds": warmup}
+
+
+def _check_shard(shard) -> tuple[int, int]:
+    try:
+        index, count = shard
+    except (TypeError, ValueError):
+        raise RunError(f"shard {shard!r}: expected (I, N)")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (index, count)) \
+            or not 1 <= index <= count:
+        raise RunError(f"shard {shard!r}: expected (I, N) with 1 <= I <= N")
+    return index, count
+
+
+def _connect(scheduler: str):
+    """A Dask client of the scheduler at ``scheduler``, or a one-line ``RunError`` (a bad
+    address, or no scheduler answering within DASK_CONNECT_TIMEOUT seconds)."""
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise RunError("backend dask needs dask[distributed]: pip install 'spades_sim[dask]'")
+    if not isinstance(scheduler, str) or not scheduler.strip():
+        raise RunError(f"scheduler {scheduler!r}: expected an address such as tcp://host:8786")
+    try:
+        return Client(scheduler, timeout=DASK_CONNECT_TIMEOUT)
+    except Exception as error:  # a bad address (ValueError), no answer (OSError), ...
+        text = " ".join(str(error).split()) or type(error).__name__
+        raise RunError(f"scheduler {scheduler!r}: cannot connect ({text}); expected the address "
+                       f"of a running Dask scheduler, such as tcp://host:8786")
 
 
 def warm_kernels(games: bool = False, search: bool = False) -> None:
@@ -110,36 +169,36 @@ def _warm_in_subprocess(games: bool, search: bool = False) -> None:
                    timeout=1800)
 
 
-def _run_chunks(spec, out, pending, jobs, backend, scheduler, progress) -> None:
+def _write(task):
+    return write_chunk(*task)
+
+
+def _run_chunks(tasks, jobs, backend, client):
+    """``(chunk, units)`` of every task as it finishes (``units`` 0: abandoned)."""
     from joblib import Parallel, delayed, parallel_config
 
     if backend == "loky" and jobs == 1:
-        for chunk in pending:
-            progress.advance(write_chunk(spec, out, chunk))
+        for task in tasks:
+            yield _write(task)
         return
-    tasks = (delayed(write_chunk)(spec, out, chunk) for chunk in pending)
+    calls = (delayed(_write)(task) for task in tasks)
     if backend == "loky":
         with parallel_config(backend="loky", n_jobs=jobs):
-            for count in Parallel(return_as="generator_unordered")(tasks):
-                progress.advance(count)
+            yield from Parallel(return_as="generator_unordered")(calls)
         return
-    if backend != "dask":
-        raise RunError(f"backend {backend!r}: expected loky or dask")
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        raise RunError("backend dask needs dask[distributed]: pip install 'spades_sim[dask]'")
     cluster = None
-    if scheduler is None:
+    if client is None:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise RunError("backend dask needs dask[distributed]: pip install "
+                           "'spades_sim[dask]'")
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True)
         client = Client(cluster)
-    else:
-        client = Client(scheduler)
     try:
         with parallel_config(backend="dask", n_jobs=-1):
-            for count in Parallel(return_as="generator_unordered")(tasks):
-                progress.advance(count)
+            yield from Parallel(return_as="generator_unordered")(calls)
     finally:
-        client.close()
         if cluster is not None:
+            client.close()
             cluster.close()

@@ -10,15 +10,40 @@ wherever their rules deal alike (common random numbers), so their differences ar
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..core.errors import RunError, SpadesError
+from ..core.limits import MAX_CHUNK_SIZE, MAX_UNITS
 from ..core.rules import Rules, build_rules, rules_from_spec
 from ..core.seeding import check_seed
 from ..core.strategies import Strategy, parse_strategy
 from ..core.version import engine_hash
 
-FORMAT_VERSION = 1
+# 2: chunk files carry their provenance (run hash, index, rows, checksum) and meta.json lists
+# the finished chunks; folders of format 1 are refused, not mixed.
+FORMAT_VERSION = 2
+# Chunks in one run. Resuming, ``status`` and ``load_run`` look at every chunk and meta.json
+# lists each finished one, so the count must stay small enough to scan; with MAX_UNITS and
+# MAX_CHUNK_SIZE every allowed size still has an allowed chunk size (10**12 / 10**7 = 10**5).
+MAX_CHUNKS = 100_000
+
+
+def identity_hash(identity: dict) -> str:
+    """The SHA-256 (hex) of a run identity's canonical JSON: keys sorted, no spaces, ASCII.
+
+    >>> identity_hash({"b": 1, "a": [1, 2]}) == hashlib.sha256(b'{"a":[1,2],"b":1}').hexdigest()
+    True
+    """
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 @dataclass(frozen=True)
@@ -35,8 +60,25 @@ class Config:
 
     @classmethod
     def from_dict(cls, data: dict) -> Config:
+        """The configuration a run identity names (``RunError`` or ``SpadesError`` when the
+        data is not one)."""
+        if not isinstance(data, dict):
+            raise RunError(f"configuration {data!r}: expected an object with name, rules and "
+                           f"strategies")
+        missing = [key for key in ("name", "rules", "strategies") if key not in data]
+        if missing:
+            raise RunError(f"configuration {data.get('name', '?')!r}: no {missing[0]!r}")
+        name, strategies = data["name"], data["strategies"]
+        if not isinstance(name, str) or not name:
+            raise RunError(f"configuration name {name!r}: expected a non-empty string")
+        if not isinstance(strategies, list) or not all(isinstance(s, str) for s in strategies):
+            raise RunError(f"configuration {name}: strategies {strategies!r}: expected a list "
+                           f"of strategy specs")
         rules = rules_from_spec(data["rules"])
-        return cls(data["name"], rules, tuple(parse_strategy(s) for s in data["strategies"]))
+        if len(strategies) != rules.players:
+            raise RunError(f"configuration {name}: {len(strategies)} strategies for "
+                           f"{rules.players} players")
+        return cls(name, rules, tuple(parse_strategy(s) for s in strategies))
 
 
 def make_config(name: str, rules: Rules, strategies) -> Config:
@@ -92,6 +134,13 @@ class RunSpec:
     extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
+        # Every bound is checked here, before a folder is made or a byte written: a spec that
+        # exists can be played, listed by ``status`` and scanned on resume.
+        if isinstance(self.configs, list):
+            object.__setattr__(self, "configs", tuple(self.configs))
+        if not isinstance(self.configs, tuple) or not all(
+                isinstance(c, Config) for c in self.configs):
+            raise RunError("configs: expected a tuple of Config (make_config builds one)")
         if not self.configs:
             raise RunError("a run needs at least one configuration")
         names = [c.name for c in self.configs]
@@ -99,10 +148,25 @@ class RunSpec:
             raise RunError(f"configuration names repeat: {', '.join(names)}")
         if (self.n_hands is None) == (self.n_games is None):
             raise RunError("give either a number of hands or a number of games")
+        if not _is_int(self.units):
+            raise RunError(f"{self.unit_name}: {self.units!r} is not an integer")
         if self.units < 1:
             raise RunError(f"{self.unit_name}: {self.units} is not at least 1")
+        if self.units > MAX_UNITS:
+            raise RunError(f"{self.unit_name}: {self.units:,} is more than {MAX_UNITS:,}")
+        if not _is_int(self.chunk_size):
+            raise RunError(f"chunk size: {self.chunk_size!r} is not an integer")
         if self.chunk_size < 1:
             raise RunError(f"chunk size: {self.chunk_size} is not at least 1")
+        if self.chunk_size > MAX_CHUNK_SIZE:
+            raise RunError(f"chunk size: {self.chunk_size:,} is more than {MAX_CHUNK_SIZE:,} "
+                           f"(a chunk is held in memory whole)")
+        if self.n_chunks > MAX_CHUNKS:
+            raise RunError(f"{self.units:,} {self.unit_name} in chunks of {self.chunk_size:,} "
+                           f"make {self.n_chunks:,} chunks, more than {MAX_CHUNKS:,}; use a "
+                           f"larger chunk size")
+        if not isinstance(self.duplicate, (bool, np.bool_)):
+            raise RunError(f"duplicate: {self.duplicate!r} is not true or false")
         if self.duplicate and any(c.rules.players != 4 or not c.rules.partnership
                                   for c in self.configs):
             raise RunError("duplicate mode needs four players in partnerships")
@@ -146,9 +210,23 @@ class RunSpec:
             "engine": engine_hash(),
         }
 
+    def identity_hash(self) -> str:
+        """``identity_hash(self.identity())``: the run hash every chunk file carries."""
+        return identity_hash(self.identity())
+
     @classmethod
     def from_identity(cls, data: dict) -> RunSpec:
-        """The spec a run directory was made with (whatever engine made it)."""
+        """The spec a run directory was made with (whatever engine made it); a ``SpadesError``
+        (never another exception) when ``data`` is not a run identity."""
+        if not isinstance(data, dict):
+            raise RunError(f"identity: expected an object, found {type(data).__name__}")
+        for key in ("unit", "units", "configs", "seed", "chunk_size", "duplicate"):
+            if key not in data:
+                raise RunError(f"identity: no {key!r}")
+        if data["unit"] not in ("hands", "games"):
+            raise RunError(f"identity: unknown unit {data['unit']!r}; expected hands or games")
+        if not isinstance(data["configs"], list) or not data["configs"]:
+            raise RunError("identity: configs must be a non-empty list")
         units = {"n_" + data["unit"]: data["units"]}
         return cls(tuple(Config.from_dict(c) for c in data["configs"]), data["seed"],
                    chunk_size=data["chunk_size"], duplicate=data["duplicate"], **units)
