@@ -165,7 +165,10 @@ def cmd_status(args):
           f"({share:.1%}), {status['done']}/{status['chunks']} chunks of {status['chunk_size']:,}"
           f"; seed {status['seed']}; configurations: {', '.join(status['configs'])}")
     if status["corrupt"]:
-        print(f"corrupt or unfinished chunk files (played again on resume): {status['corrupt']}")
+        print(f"corrupt, foreign or unfinished chunk files (played again on resume): "
+              f"{status['corrupt']}")
+        for name, why in status.get("problems", {}).items():
+            print(f"  {name}: {why}")
     if status["missing"]:
         shown = status["missing"][:20]
         more = " ..." if len(status["missing"]) > 20 else ""

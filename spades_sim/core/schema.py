@@ -47,14 +47,19 @@ GAME_DTYPES = {
 HandArrays = namedtuple("HandArrays", tuple(HAND_DTYPES))
 GameArrays = namedtuple("GameArrays", tuple(GAME_DTYPES))
 
-# The tidy table of a run (``run/frames.py`` builds it; the Parquet dataset stores it): one row
-# per hand, seat and configuration. ``docs/runs.md`` documents each column.
-TIDY_COLUMNS = (
-    "config", "duplicate", "chunk", "hand_id", "game_id", "rules", "dealer", "seat", "side",
-    "strategy", "bid", "blind", "nil", "bumped", "tricks", "side_contract", "side_taken",
-    "score_before", "bags_before", "score_delta", "bags_after", "spades", "high_cards", "hcp",
-    "voids", "singletons", "longest", "game_over", "game_winner",
-)
+# The tidy table of a run (``run/frames.py`` builds it; the Parquet dataset stores it and checks
+# every chunk against it): one row per hand, seat and configuration, each column with its type
+# (``category``: a dictionary of strings). ``docs/runs.md`` documents each column.
+TIDY_TYPES = {
+    "config": "category", "duplicate": "bool", "chunk": "int32", "hand_id": "int64",
+    "game_id": "int64", "rules": "category", "dealer": "int8", "seat": "int8", "side": "int8",
+    "strategy": "category", "bid": "int8", "blind": "bool", "nil": "bool", "bumped": "bool",
+    "tricks": "int8", "side_contract": "int16", "side_taken": "int16", "score_before": "int64",
+    "bags_before": "int32", "score_delta": "int64", "bags_after": "int32", "spades": "int8",
+    "high_cards": "int8", "hcp": "int8", "voids": "int8", "singletons": "int8",
+    "longest": "int8", "game_over": "bool", "game_winner": "int8",
+}
+TIDY_COLUMNS = tuple(TIDY_TYPES)
 
 
 def allocate_hands(n_rows: int, record_plays: bool) -> HandArrays:

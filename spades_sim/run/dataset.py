@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 
 from .. import __version__
 from ..core.errors import RunError, SpadesError
-from ..core.schema import TIDY_COLUMNS
+from ..core.schema import TIDY_COLUMNS, TIDY_TYPES
 from ..core.version import commit
 from .memory import play_chunk
 from .spec import FORMAT_VERSION, RunSpec, identity_hash, shard_chunks
@@ -65,17 +65,8 @@ KEY_CHUNK = b"spades_sim.chunk"  # the chunk's index
 KEY_ROWS = b"spades_sim.rows"  # its row count
 KEY_SHA256 = b"spades_sim.sha256"  # table_checksum of its content
 
-# The logical type of every column of a chunk file ("category": a dictionary of strings, a
-# pandas categorical); a file with any other column or type is not a chunk of a run.
-COLUMN_TYPES = {
-    "config": "category", "duplicate": "bool", "chunk": "int32", "hand_id": "int64",
-    "game_id": "int64", "rules": "category", "dealer": "int8", "seat": "int8", "side": "int8",
-    "strategy": "category", "bid": "int8", "blind": "bool", "nil": "bool", "bumped": "bool",
-    "tricks": "int8", "side_contract": "int16", "side_taken": "int16", "score_before": "int32",
-    "bags_before": "int16", "score_delta": "int32", "bags_after": "int16", "spades": "int8",
-    "high_cards": "int8", "hcp": "int8", "voids": "int8", "singletons": "int8",
-    "longest": "int8", "game_over": "bool", "game_winner": "int8",
-}
+# A chunk file has exactly the columns and types of ``core.schema.TIDY_TYPES``; a file with any
+# other column or type is not a chunk of a run.
 
 
 def _versions() -> dict:
@@ -449,7 +440,7 @@ def prepare_dir(spec: RunSpec, out) -> None:
 
 # -- chunk files -----------------------------------------------------------------------------------
 def logical_type(data_type: pa.DataType) -> str:
-    """A column type as COLUMN_TYPES names it: ``category`` for a dictionary of strings."""
+    """A column type as TIDY_TYPES names it: ``category`` for a dictionary of strings."""
     if pa.types.is_dictionary(data_type):
         value = data_type.value_type
         if pa.types.is_string(value) or pa.types.is_large_string(value):
@@ -462,18 +453,18 @@ def schema_problem(table: pa.Table) -> str | None:
     """How ``table``'s columns differ from the run schema (names, order, types, missing
     values); None when they do not."""
     names = list(table.column_names)
-    if names != list(COLUMN_TYPES):
-        missing = [name for name in COLUMN_TYPES if name not in names]
-        extra = [name for name in names if name not in COLUMN_TYPES]
+    if names != list(TIDY_TYPES):
+        missing = [name for name in TIDY_TYPES if name not in names]
+        extra = [name for name in names if name not in TIDY_TYPES]
         if missing:
-            return f"no column {missing[0]!r} ({len(names)} of {len(COLUMN_TYPES)} columns)"
+            return f"no column {missing[0]!r} ({len(names)} of {len(TIDY_TYPES)} columns)"
         if extra:
             return f"column {extra[0]!r} is not in the run schema"
         return "its columns are not in the run schema's order"
     for name, column in zip(names, table.columns):
         kind = logical_type(column.type)
-        if kind != COLUMN_TYPES[name]:
-            return f"column {name} is {kind}, the run schema has {COLUMN_TYPES[name]}"
+        if kind != TIDY_TYPES[name]:
+            return f"column {name} is {kind}, the run schema has {TIDY_TYPES[name]}"
         if column.null_count:
             return f"column {name} has {column.null_count:,} missing values"
     return None
@@ -695,10 +686,10 @@ def load_run(out, columns=None) -> pd.DataFrame:
     meta, spec = open_run(out)
     if columns is not None:
         columns = list(columns)
-        unknown = [c for c in columns if c not in COLUMN_TYPES]
+        unknown = [c for c in columns if c not in TIDY_TYPES]
         if unknown:
             raise RunError(f"{out}: no column {unknown[0]!r} in a run; the columns are "
-                           f"{', '.join(COLUMN_TYPES)}")
+                           f"{', '.join(TIDY_TYPES)}")
     listing = Listing(out, meta)
     run_hash = meta["identity_sha256"]
     tables = []

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.errors import RunError, SpadesError
-from ..core.limits import MAX_CHUNK_SIZE, MAX_UNITS
+from ..core.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_UNITS
 from ..core.rules import Rules, build_rules, rules_from_spec
 from ..core.seeding import check_seed
 from ..core.strategies import Strategy, parse_strategy
@@ -26,10 +26,6 @@ from ..core.version import engine_hash
 # 2: chunk files carry their provenance (run hash, index, rows, checksum) and meta.json lists
 # the finished chunks; folders of format 1 are refused, not mixed.
 FORMAT_VERSION = 2
-# Chunks in one run. Resuming, ``status`` and ``load_run`` look at every chunk and meta.json
-# lists each finished one, so the count must stay small enough to scan; with MAX_UNITS and
-# MAX_CHUNK_SIZE every allowed size still has an allowed chunk size (10**12 / 10**7 = 10**5).
-MAX_CHUNKS = 100_000
 
 
 def identity_hash(identity: dict) -> str:
