@@ -30,13 +30,12 @@ import pytest
 
 from spades_sim.cli import main
 from spades_sim.core.errors import RunError
-from spades_sim.core.limits import MAX_CHUNK_SIZE, MAX_SEED, MAX_UNITS
+from spades_sim.core.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_SEED, MAX_UNITS
 from spades_sim.core.rules import preset
-from spades_sim.core.schema import TIDY_COLUMNS
+from spades_sim.core.schema import TIDY_COLUMNS, TIDY_TYPES
 from spades_sim.run import RunSpec, execute, load_run, make_config, run_status
 from spades_sim.run.dataset import (
     CHUNK_PATTERN,
-    COLUMN_TYPES,
     KEY_CHUNK,
     KEY_ROWS,
     KEY_RUN,
@@ -47,7 +46,6 @@ from spades_sim.run.dataset import (
     table_checksum,
 )
 from spades_sim.run.memory import play_chunk
-from spades_sim.run.spec import MAX_CHUNKS
 
 execute_module = importlib.import_module("spades_sim.run.execute")
 
@@ -173,7 +171,7 @@ def test_every_chunk_carries_its_provenance(reference):
     # categories, large strings) and as read back from Parquet agree.
     played = pa.Table.from_pandas(play_chunk(spec(), 2), preserve_index=False)
     assert table_checksum(played) == meta["chunks"]["2"]
-    assert tuple(COLUMN_TYPES) == TIDY_COLUMNS
+    assert tuple(TIDY_TYPES) == TIDY_COLUMNS
 
 
 # -- damaged chunks --------------------------------------------------------------------------------

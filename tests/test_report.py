@@ -1,5 +1,6 @@
 """`spades-sim run` and `spades-sim report`: one tiny experiment, run once for the module."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -177,6 +178,20 @@ def test_failed_build_keeps_the_old_report(built, tmp_path, monkeypatch):
         report.build_report(built["results"], tmp_path)
     assert index.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["tiny"]
+
+
+def test_a_killed_build_leaves_nothing_after_the_next(built, tmp_path):
+    # What a build killed part-way (or stopped by a full disk) leaves: its temporary folder and
+    # the old report renamed away; the next build removes both (a live build's would stay).
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    for name in (f".tiny.tmp-{dead.pid}", f".tiny.old-{dead.pid}"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "index.html").write_text("half")
+    live = tmp_path / f".tiny.tmp-{os.getppid()}"  # a live process's build: kept
+    live.mkdir()
+    report.build_report(built["results"], tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["tiny", live.name])
 
 
 def test_report_of_a_folder_without_results(tmp_path, capsys):

@@ -118,6 +118,7 @@ def build_report(results_dir, reports_root="reports") -> Path:
     experiment = saved.experiment  # its configurations as the runs say
     final = Path(reports_root) / experiment.name
     final.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(final)
     tmp = final.parent / f".{experiment.name}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
@@ -160,6 +161,28 @@ def _sizes(saved: Results) -> list[tuple[str, str]]:
                                     f"{said.rules_text}: {said.n:,} duplicate boards "
                                     f"({2 * said.n:,} {said.unit}) per pair"))
     return sizes
+
+
+def _remove_stale(final: Path) -> None:
+    """Remove the temporary folders (``.NAME.tmp-PID``, ``.NAME.old-PID``) that a build killed
+    on this machine, or stopped by a full disk, left beside ``final``; a live build's stay."""
+    for path in final.parent.glob(f".{final.name}.*-*"):
+        kind, _, pid = path.name[len(final.name) + 2:].rpartition("-")
+        if kind not in ("tmp", "old") or not pid.isdigit() or _alive(int(pid)):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 def _swap_in(tmp: Path, final: Path) -> None:
