@@ -326,11 +326,12 @@ def test_report_without_any_finished_chunk(built, tmp_path, capsys):
 
 @pytest.mark.parametrize("content, fragment", [
     ("", "unreadable run metadata"),
-    ("{}", "unreadable run metadata (no 'identity')"),
-    ("[1, 2]", "unreadable run metadata"),
-    ('{"identity": {"seed": 5}}', "unreadable run metadata"),
+    ("{}", "unusable run metadata: no 'identity'"),
+    ("[1, 2]", "unusable run metadata: expected a JSON object, found a list"),
+    ('{"identity": {"seed": 5}}', "unusable run metadata: identity has no 'format'"),
     ('{"identity": {"format": 1, "seed": 5, "unit": "hands", "units": -3, "chunk_size": 150, '
-     '"duplicate": false, "configs": []}}', "unreadable run metadata"),
+     '"duplicate": false, "configs": []}}',
+     "unusable run metadata: it is a run folder of format 1"),
 ])
 def test_report_with_broken_run_metadata(built, tmp_path, capsys, content, fragment):
     results = _copy(built, tmp_path)

@@ -275,7 +275,7 @@ def test_corrupt_chunk_files_are_redone_never_read(reference, tmp_path, capsys):
     status = run_status(out)
     assert status["corrupt"] == [1, 2, 3] and status["done"] == 1 and not status["complete"]
     assert main(["status", str(out)]) == 0
-    assert "corrupt or unfinished chunk files (played again on resume): [1, 2, 3]" \
+    assert "corrupt, foreign or unfinished chunk files (played again on resume): [1, 2, 3]" \
         in capsys.readouterr().out
     frame = load_run(out)
     assert set(frame["chunk"]) == {0} and len(frame) == 300 * 8
