@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from twin import assert_same_arrays, reference_arrays, seat_strategies
 
 from spades_sim import reference
 from spades_sim import run as runs
@@ -37,7 +38,6 @@ from spades_sim.core.rules import (
     preset,
     rules_from_spec,
 )
-from spades_sim.core.strategies import parse_strategy
 from spades_sim.experiment import parse_experiment
 from spades_sim.handlog import replay, replay_line, write_log
 
@@ -257,41 +257,6 @@ GAME_FEATURES = {"falling-to-the-cap": {"blind_nil", "cap"},
                  "cutthroat-games": {"blind_nil", "blind_bid", "cap"}}
 
 
-def seat_strategies(texts, players):
-    return [parse_strategy(texts[seat % len(texts)]) for seat in range(players)]
-
-
-def twin_arrays(hands, rules):
-    """The twin's per-hand dicts as engine record arrays (the fields the twin gives)."""
-    out = schema.allocate_hands(len(hands), record_plays=True)
-    for row, hand in enumerate(hands):
-        out.hand_id[row] = hand["hand_id"]
-        out.game_id[row] = -1 if hand["game_id"] is None else hand["game_id"]
-        out.dealer[row] = hand["dealer"]
-        out.first_leader[row] = hand["first_leader"]
-        for seat in range(rules.players):
-            for name in ("hands", "blind", "bids", "bumped", "tricks"):
-                getattr(out, name)[row, seat] = hand[name][seat]
-        for side in range(rules.n_sides):
-            for name in ("score_before", "bags_before", "score_delta", "bags_after"):
-                getattr(out, name)[row, side] = hand[name][side]
-        for index, (seat, card) in enumerate(hand["plays"]):
-            out.play_seats[row, index] = seat
-            out.plays[row, index] = card
-        for index, (sender, receiver, card) in enumerate(hand["exchange"]):
-            out.exchange[row, index] = (sender, receiver, card)
-    return out
-
-
-def assert_same(engine, twin, what):
-    for name in engine._fields:
-        ours, theirs = getattr(engine, name), getattr(twin, name)
-        if not np.array_equal(ours, theirs):
-            row = int(np.nonzero((ours != theirs).reshape(len(ours), -1).any(axis=1))[0][0])
-            pytest.fail(f"{what}: {name} differs; first row {row}: engine "
-                        f"{ours[row].tolist()}, twin {theirs[row].tolist()}")
-
-
 def assert_replays(run, rules):
     """The hand log of ``run`` replays line by line, every result equal to the engine's."""
     stream = io.StringIO()
@@ -324,7 +289,7 @@ def test_hands_at_the_bounds(name, preset_name, overrides, texts):
     assert_in_bounds(hands, rules, 1)
     assert_replays(run, rules)
     twin = reference.simulate_hands(rules, strategies, 150, 11)
-    assert_same(hands, twin_arrays(twin, rules), name)
+    assert_same_arrays(hands, reference_arrays(twin, rules), name)
     frame = run.frame()
     assert frame["score_delta"].dtype == np.int64 and frame["score_before"].dtype == np.int64
     assert frame["bags_before"].dtype == np.int32 and frame["bags_after"].dtype == np.int32
@@ -351,7 +316,7 @@ def test_games_at_the_bounds(name, preset_name, overrides, texts, n_games):
     assert GAME_FEATURES[name] <= found
     assert_replays(run, rules)
     twin_hands, twin_games = reference.play_games(rules, strategies, n_games, 5)
-    assert_same(hands, twin_arrays(twin_hands, rules), name)
+    assert_same_arrays(hands, reference_arrays(twin_hands, rules), name)
     for row, game in enumerate(twin_games):
         assert games.final_score[row, :rules.n_sides].tolist() == game["final_score"]
         assert games.final_bags[row, :rules.n_sides].tolist() == game["final_bags"]

@@ -2,7 +2,7 @@
 
 Everything here takes and returns scalars (packed per-seat bytes and bits), like the rest of the
 hot loop. The strategies' choices come from ``strategy_kernels.py``; the rules of the auction are
-here (``../shared/spec/rules.md``, "The hand, step by step", steps 4 to 6).
+here (``docs/rules.md``, "A hand, step by step", steps 4 to 6).
 """
 
 from numba import njit

@@ -19,7 +19,7 @@ from .layout import (
 def score_side_nb(rules, side, bids, blind, tricks, bags_before):
     """Points and bags after the hand for one side; returns ``(delta, bags_after)``.
 
-    Follows ``../shared/spec/rules.md`` "Scoring one hand, per side": contract from the non-nil
+    Follows ``docs/rules.md``, "Scoring a hand": contract from the non-nil
     bids; made (+10 per trick bid, or 200 with ``ten_for_two_hundred`` at 10+, plus
     ``overtrick_points`` per overtrick) or set (``per_bid`` / ``per_trick_short``, or -200);
     nil and blind nil bonuses with the three double-nil scorings; failed-nil tricks as 1-point
