@@ -34,18 +34,17 @@ from spades_sim.core.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_SEED, MAX_UNI
 from spades_sim.core.rules import preset
 from spades_sim.core.schema import TIDY_COLUMNS, TIDY_TYPES
 from spades_sim.run import RunSpec, execute, load_run, make_config, run_status
-from spades_sim.run.dataset import (
-    CHUNK_PATTERN,
+from spades_sim.run.folder import CHUNK_PATTERN, META
+from spades_sim.run.locks import claim_share
+from spades_sim.run.memory import play_chunk
+from spades_sim.run.provenance import (
     KEY_CHUNK,
     KEY_ROWS,
     KEY_RUN,
     KEY_SHA256,
-    META,
-    claim_share,
     schema_problem,
     table_checksum,
 )
-from spades_sim.run.memory import play_chunk
 
 execute_module = importlib.import_module("spades_sim.run.execute")
 

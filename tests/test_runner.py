@@ -40,7 +40,7 @@ from spades_sim.run import (
     simulate,
     simulate_hands,
 )
-from spades_sim.run.dataset import CHUNK_PATTERN, META
+from spades_sim.run.folder import CHUNK_PATTERN, META
 from spades_sim.run.frames import hand_features
 from spades_sim.run.spec import shard_chunks
 

@@ -19,9 +19,6 @@ owns are removed when a writer starts.
 
 from __future__ import annotations
 
-import errno
-import fcntl
-import hashlib
 import json
 import os
 import platform
@@ -30,8 +27,6 @@ import socket
 import sys
 import time
 import uuid
-from contextlib import contextmanager
-from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
@@ -44,258 +39,27 @@ from .. import __version__
 from ..core.errors import RunError, SpadesError
 from ..core.schema import TIDY_COLUMNS, TIDY_TYPES
 from ..core.version import commit
+from .folder import CHUNK_PATTERN, CHUNK_RE, META, META_LOCK, _reason
+from .locks import Writer, _locked, writer_alive
 from .memory import play_chunk
-from .spec import FORMAT_VERSION, RunSpec, identity_hash, shard_chunks
+from .provenance import (
+    KEY_CHUNK,
+    KEY_ROWS,
+    KEY_RUN,
+    KEY_SHA256,
+    check_chunk,
+    schema_problem,
+    table_checksum,
+)
+from .spec import FORMAT_VERSION, RunSpec, identity_hash
 
-META = "meta.json"
-CHUNK_PATTERN = "chunk-{:06d}.parquet"
-CHUNK_RE = re.compile(r"chunk-(\d{6,})\.parquet")
-# Temporaries: ``.chunk-000003.parquet.<writer token>.<pid>.tmp`` and ``.meta.json.<...>.tmp``.
-TMP_RE = re.compile(r"\.(chunk-\d{6,}\.parquet|meta\.json)\.([^/]+)\.tmp")
-META_LOCK = ".meta.lock"
-START_LOCK = ".start.lock"
-WRITER_LOCK = ".writer-{}-of-{}.lock"
-WRITER_RE = re.compile(r"\.writer-(\d+)-of-(\d+)\.lock")
-LOCK_WAIT = 60.0  # seconds to wait for a short lock (meta.json, start-up) before giving up
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-
-# The provenance every chunk file carries in its Parquet key-value metadata.
-KEY_RUN = b"spades_sim.run"  # the run hash: SHA-256 of the identity's canonical JSON
-KEY_CHUNK = b"spades_sim.chunk"  # the chunk's index
-KEY_ROWS = b"spades_sim.rows"  # its row count
-KEY_SHA256 = b"spades_sim.sha256"  # table_checksum of its content
-
-# A chunk file has exactly the columns and types of ``core.schema.TIDY_TYPES``; a file with any
-# other column or type is not a chunk of a run.
 
 
 def _versions() -> dict:
     return {"spades_sim": __version__, "python": platform.python_version(),
             "numpy": np.__version__, "pandas": pd.__version__, "numba": version("numba"),
             "pyarrow": pa.__version__}
-
-
-def _reason(error: BaseException) -> str:
-    """An exception as a short single line."""
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    text = " ".join(str(error).split()) or type(error).__name__
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
-# -- locks -----------------------------------------------------------------------------------------
-# ``flock`` on small files in the run folder. A holder removes its lock file before releasing it,
-# and a process that has just locked a lock file checks that the name still leads to the file it
-# locked (else it retries), so removing never lets two holders in. A lock file left by a killed
-# process is not locked (the kernel releases a dead process's locks): the next one takes it.
-
-def _acquire(path: Path, wait: float) -> int | None:
-    """An fd holding an exclusive ``flock`` on ``path`` (created if needed), or None when it is
-    still held by another after ``wait`` seconds."""
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as error:
-            raise RunError(f"{path}: cannot create a lock file: {_reason(error)}")
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(0.01)
-            continue
-        except OSError as error:
-            os.close(fd)
-            if error.errno in (errno.ESTALE, errno.ENOENT) and time.monotonic() < deadline:
-                time.sleep(0.01)  # removed by its holder meanwhile (NFS): take the new one
-                continue
-            raise RunError(f"{path}: cannot lock ({_reason(error)}); the run folder must be on "
-                           f"a file system with file locks")
-        try:
-            same = os.stat(path).st_ino == os.fstat(fd).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            return fd
-        os.close(fd)  # its holder removed it meanwhile: take the new one
-
-
-def _release(fd: int, path: Path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-    os.close(fd)
-
-
-@contextmanager
-def _locked(path: Path, wait: float = LOCK_WAIT):
-    fd = _acquire(path, wait)
-    if fd is None:
-        raise RunError(f"{path}: locked by another process for more than {wait:.0f} s; is a "
-                       f"process stuck? (remove the file if no run is going)")
-    try:
-        yield
-    finally:
-        _release(fd, path)
-
-
-def _lock_info(fd: int) -> dict:
-    try:
-        info = json.loads(os.pread(fd, 65536, 0) or b"{}")
-    except (OSError, ValueError):
-        return {}
-    return info if isinstance(info, dict) else {}
-
-
-@dataclass(frozen=True)
-class Writer:
-    """The process writing one share of a run: its lock file and its token. Workers get it with
-    each chunk and stop when the lock is no longer held with this token (the writer died)."""
-
-    token: str
-    lock_name: str
-
-    @property
-    def suffix(self) -> str:
-        """Temporary files of this writer's processes end in ``.<suffix>.tmp``."""
-        return f"{self.token}.{os.getpid()}"
-
-
-def writer_alive(out: Path, writer: Writer) -> bool:
-    """Whether ``writer`` still holds its lock (from any process, on any machine that sees the
-    folder): a worker checks it before playing a chunk and before placing its file."""
-    try:
-        fd = os.open(Path(out) / writer.lock_name, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:  # held: by our writer, if the token is still ours
-        alive = _lock_info(fd).get("token") == writer.token
-    except OSError as error:  # removed meanwhile (NFS), or no locks here: nothing to go by
-        alive = error.errno not in (errno.ESTALE, errno.ENOENT)
-    else:
-        alive = False  # nobody holds it: the writer is gone
-    os.close(fd)
-    return alive
-
-
-def _share_text(shard) -> str:
-    index, count = shard
-    return "the whole run" if count == 1 else f"shard {index}/{count}"
-
-
-def _busy(out: Path, info: dict) -> RunError:
-    shard = info.get("shard") or [1, 1]
-    who = (f"pid {info['pid']} on {info['host']}" if "pid" in info and "host" in info
-           else "another process")
-    since = f" since {info['started']}" if "started" in info else ""
-    return RunError(f"{out} is being written by {who}{since} ({_share_text(shard)}); wait for "
-                    f"it to finish, or stop it and run the command again to resume")
-
-
-def _live_writers(out: Path, exclude: str) -> list[dict]:
-    """The lock information of every other writer that holds its lock; lock files nobody holds
-    are removed."""
-    live = []
-    for path in sorted(out.glob(".writer-*-of-*.lock")):
-        if path.name == exclude or not WRITER_RE.fullmatch(path.name):
-            continue
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            live.append(_lock_info(fd))
-        except OSError:
-            pass
-        else:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-        os.close(fd)
-    return live
-
-
-@contextmanager
-def claim_share(out: Path, spec: RunSpec, shard: tuple[int, int] | None):
-    """Hold the lock of ``shard``'s share of the run in ``out`` (a ``Writer``), or raise a
-    ``RunError`` naming the live writer (pid, host) of the same chunks. On entry, removes the
-    temporaries that no live writer owns."""
-    out = Path(out)
-    share = tuple(shard) if shard is not None else (1, 1)
-    lock_name = WRITER_LOCK.format(*share)
-    path = out / lock_name
-    writer = Writer(uuid.uuid4().hex, lock_name)
-    with _locked(out / START_LOCK):
-        others = _live_writers(out, exclude=lock_name)
-        # A moment's wait: a worker of a dead writer may be probing the stale lock file.
-        fd = _acquire(path, wait=1.0)
-        if fd is None:
-            try:
-                holder = os.open(path, os.O_RDONLY)
-            except OSError:
-                info = {}
-            else:
-                info = _lock_info(holder)
-                os.close(holder)
-            raise _busy(out, info)
-        try:
-            mine = set(shard_chunks(spec, shard))
-            for info in others:
-                other = info.get("shard") or [1, 1]
-                try:
-                    theirs = shard_chunks(spec, (int(other[0]), int(other[1])))
-                except (TypeError, ValueError, IndexError, ZeroDivisionError):
-                    theirs = mine  # unreadable: assume it overlaps
-                if mine.intersection(theirs):
-                    raise _busy(out, info)
-            info = {"pid": os.getpid(), "host": socket.gethostname(),
-                    "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                    "shard": list(share), "token": writer.token}
-            try:
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, json.dumps(info).encode(), 0)
-            except OSError as error:
-                raise RunError(f"{path}: cannot write: {_reason(error)}")
-            _remove_temporaries(out, {writer.token} | {o.get("token") for o in others})
-        except BaseException:
-            _release(fd, path)
-            raise
-    try:
-        yield writer
-    finally:
-        try:
-            _remove_temporaries(out, set(), only={writer.token})
-        except OSError:  # the folder went away: nothing to tidy
-            pass
-        _release(fd, path)
-
-
-def _remove_temporaries(out: Path, live: set, only: set | None = None) -> None:
-    """Remove chunk temporaries whose writer token is not in ``live`` (or, with ``only``, those
-    whose token is in ``only``), and every meta.json temporary (they exist only while the
-    meta.json lock is held, which this takes)."""
-    names = [p.name for p in out.iterdir()]
-    for name in names:
-        match = TMP_RE.fullmatch(name)
-        if not match or match.group(1) == META:
-            continue
-        token = match.group(2).split(".")[0]
-        if (token in only) if only is not None else (token not in live):
-            (out / name).unlink(missing_ok=True)
-    if only is None and any((m := TMP_RE.fullmatch(n)) and m.group(1) == META for n in names):
-        with _locked(out / META_LOCK):
-            for name in names:
-                match = TMP_RE.fullmatch(name)
-                if match and match.group(1) == META:
-                    (out / name).unlink(missing_ok=True)
 
 
 # -- meta.json -------------------------------------------------------------------------------------
@@ -438,85 +202,6 @@ def prepare_dir(spec: RunSpec, out) -> None:
         _write_atomic(out / META, _dump_meta(meta), f"{uuid.uuid4().hex}.{os.getpid()}")
 
 
-# -- chunk files -----------------------------------------------------------------------------------
-def logical_type(data_type: pa.DataType) -> str:
-    """A column type as TIDY_TYPES names it: ``category`` for a dictionary of strings."""
-    if pa.types.is_dictionary(data_type):
-        value = data_type.value_type
-        if pa.types.is_string(value) or pa.types.is_large_string(value):
-            return "category"
-        return f"dictionary<{value}>"
-    return str(data_type)
-
-
-def schema_problem(table: pa.Table) -> str | None:
-    """How ``table``'s columns differ from the run schema (names, order, types, missing
-    values); None when they do not."""
-    names = list(table.column_names)
-    if names != list(TIDY_TYPES):
-        missing = [name for name in TIDY_TYPES if name not in names]
-        extra = [name for name in names if name not in TIDY_TYPES]
-        if missing:
-            return f"no column {missing[0]!r} ({len(names)} of {len(TIDY_TYPES)} columns)"
-        if extra:
-            return f"column {extra[0]!r} is not in the run schema"
-        return "its columns are not in the run schema's order"
-    for name, column in zip(names, table.columns):
-        kind = logical_type(column.type)
-        if kind != TIDY_TYPES[name]:
-            return f"column {name} is {kind}, the run schema has {TIDY_TYPES[name]}"
-        if column.null_count:
-            return f"column {name} has {column.null_count:,} missing values"
-    return None
-
-
-def _category_codes(column: pa.ChunkedArray) -> tuple[list, np.ndarray]:
-    """A dictionary column as (its sorted distinct values, each row's position among them):
-    the same whatever the dictionary's order, unused entries or index width."""
-    parts = [(piece.dictionary.to_pylist(), piece.indices.to_numpy(zero_copy_only=False))
-             for piece in column.chunks]
-    distinct = sorted({values[i] for values, indices in parts
-                       for i in np.flatnonzero(np.bincount(indices, minlength=len(values)))})
-    position = {value: p for p, value in enumerate(distinct)}
-    codes = [np.array([position.get(v, -1) for v in values], dtype=np.int32)[indices]
-             for values, indices in parts if len(indices)]
-    return distinct, np.concatenate(codes) if codes else np.zeros(0, np.int32)
-
-
-def table_checksum(table: pa.Table) -> str:
-    """The SHA-256 (hex) of a chunk's content, the same for equal content however it is stored:
-
-    the text ``spades_sim chunk v1 rows=N`` and a newline, then for every column in order a JSON
-    header line (``[name, type]``; for a ``category`` column ``[name, "category", sorted
-    distinct values]``) and its values: numbers as little-endian fixed-width integers (or
-    floats), bools as one byte, categories as int32 positions in the sorted distinct values.
-    """
-    digest = hashlib.sha256(f"spades_sim chunk v1 rows={table.num_rows}\n".encode())
-    for name, column in zip(table.column_names, table.columns):
-        kind = logical_type(column.type)
-        if kind == "category":
-            distinct, data = _category_codes(column)
-            header = [name, kind, distinct]
-        else:
-            data = np.asarray(column.to_numpy())
-            if data.dtype.kind not in "biuf":
-                raise ValueError(f"column {name}: {kind} has no checksum")
-            header = [name, kind]
-            data = data.astype(data.dtype.newbyteorder("<"), copy=False)
-        digest.update(json.dumps(header, ensure_ascii=True).encode() + b"\n")
-        digest.update(memoryview(np.ascontiguousarray(data)).cast("B"))
-    return digest.hexdigest()
-
-
-def expected_rows(spec: RunSpec, chunk: int) -> int | None:
-    """Rows a finished chunk file holds (None in games mode: game lengths vary)."""
-    if spec.games_mode:
-        return None
-    _, count = spec.chunk_range(chunk)
-    copies = 2 if spec.duplicate else 1
-    return sum(count * c.rules.players * copies for c in spec.configs)
-
-
 class Listing:
     """meta.json's list of finished chunks, read again when meta.json has been replaced since
     (a writer finishing a chunk lists it before the file appears)."""
@@ -543,73 +228,6 @@ class Listing:
                 pass
             listed = self.chunks.get(str(chunk))
         return listed
-
-
-@dataclass
-class ChunkCheck:
-    """What a chunk file is: ``done``, ``missing``, ``unreadable`` (truncated, damaged: no
-    whole Parquet file) or ``foreign`` (a readable file that is not this run's chunk)."""
-
-    state: str
-    why: str = ""
-    table: pa.Table | None = None
-
-
-def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk: int,
-                keep: bool = False) -> ChunkCheck:
-    """Verify chunk ``chunk``'s file: whole (page checksums), its own provenance (run hash,
-    index, rows, checksum), the run schema, and meta.json's listing. With ``keep``, a finished
-    chunk's table comes back too."""
-    path = Path(out) / CHUNK_PATTERN.format(chunk)
-    if not os.path.lexists(path):
-        return ChunkCheck("missing")
-    try:
-        parquet = pq.ParquetFile(path, page_checksum_verification=True)
-        try:
-            table = parquet.read()
-            kv = parquet.metadata.metadata or {}
-        finally:
-            parquet.close()
-    except Exception as error:  # truncated, damaged, not Parquet: play it again
-        return ChunkCheck("unreadable", f"unreadable ({_reason(error)})")
-    why = _provenance_problem(spec, run_hash, listing, chunk, table, kv)
-    if why:
-        return ChunkCheck("foreign", why)
-    return ChunkCheck("done", table=table if keep else None)
-
-
-def _provenance_problem(spec, run_hash, listing, chunk, table, kv) -> str | None:
-    def value(key):
-        found = kv.get(key)
-        return None if found is None else found.decode("utf-8", "replace")
-
-    run, index, rows, checksum = (value(k) for k in (KEY_RUN, KEY_CHUNK, KEY_ROWS, KEY_SHA256))
-    if None in (run, index, rows, checksum):
-        return "it carries no chunk provenance (not written by a run of this format)"
-    if run != run_hash:
-        return f"it belongs to another run (run {run[:12]}, this run is {run_hash[:12]})"
-    if index != str(chunk):
-        return f"it is chunk {index} of this run, not chunk {chunk} (copied or renamed?)"
-    problem = schema_problem(table)
-    if problem:
-        return f"it does not have the run schema: {problem}"
-    if rows != str(table.num_rows):
-        return f"it holds {table.num_rows:,} rows, its own metadata says {rows}"
-    expected = expected_rows(spec, chunk)
-    if expected is not None and table.num_rows != expected:
-        return f"it holds {table.num_rows:,} rows, a chunk {chunk} of this run has {expected:,}"
-    try:
-        actual = table_checksum(table)
-    except Exception as error:
-        return f"its content cannot be checksummed ({_reason(error)})"
-    if actual != checksum:
-        return "its content does not match its checksum (edited?)"
-    listed = listing.get(chunk, checksum)
-    if listed is None:
-        return f"it is not listed as finished in {META}"
-    if listed != checksum:
-        return f"{META} lists it with another checksum"
-    return None
 
 
 def pending_chunks(out: Path, spec: RunSpec, chunks) -> list[int]:

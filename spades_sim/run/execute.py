@@ -1,7 +1,7 @@
 """Executing a run into its folder: the missing chunks, on joblib's processes or a Dask cluster,
 with progress; the kernels compiled once before the workers start. Options are checked and the
 scheduler reached before anything is written; the run's share of chunks is locked while it
-plays (``dataset.claim_share``), and workers stop when that lock's holder is gone.
+plays (``locks.claim_share``), and workers stop when that lock's holder is gone.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 from ..core.errors import RunError
 from ..core.limits import MAX_JOBS
 from ..core.rules import preset
-from .dataset import claim_share, pending_chunks, prepare_dir, read_meta, write_chunk
+from .dataset import pending_chunks, prepare_dir, read_meta, write_chunk
+from .locks import claim_share
 from .memory import play_chunk
 from .spec import RunSpec, make_config, shard_chunks
 

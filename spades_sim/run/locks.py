@@ -1,0 +1,245 @@
+"""Locks of a run folder: one writer per share of the chunks (``.writer-I-of-N.lock``), short
+locks for ``meta.json`` and start-up, whether a writer is still alive, and the removal of the
+temporaries no live writer owns. ``flock`` on small files in the folder.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import socket
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.errors import RunError
+from .folder import (
+    LOCK_WAIT,
+    META,
+    META_LOCK,
+    START_LOCK,
+    TMP_RE,
+    WRITER_LOCK,
+    WRITER_RE,
+    _reason,
+)
+from .spec import RunSpec, shard_chunks
+
+# ``flock`` on small files in the run folder. A holder removes its lock file before releasing it,
+# and a process that has just locked a lock file checks that the name still leads to the file it
+# locked (else it retries), so removing never lets two holders in. A lock file left by a killed
+# process is not locked (the kernel releases a dead process's locks): the next one takes it.
+
+def _acquire(path: Path, wait: float) -> int | None:
+    """An fd holding an exclusive ``flock`` on ``path`` (created if needed), or None when it is
+    still held by another after ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise RunError(f"{path}: cannot create a lock file: {_reason(error)}")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.01)
+            continue
+        except OSError as error:
+            os.close(fd)
+            if error.errno in (errno.ESTALE, errno.ENOENT) and time.monotonic() < deadline:
+                time.sleep(0.01)  # removed by its holder meanwhile (NFS): take the new one
+                continue
+            raise RunError(f"{path}: cannot lock ({_reason(error)}); the run folder must be on "
+                           f"a file system with file locks")
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)  # its holder removed it meanwhile: take the new one
+
+
+def _release(fd: int, path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+    os.close(fd)
+
+
+@contextmanager
+def _locked(path: Path, wait: float = LOCK_WAIT):
+    fd = _acquire(path, wait)
+    if fd is None:
+        raise RunError(f"{path}: locked by another process for more than {wait:.0f} s; is a "
+                       f"process stuck? (remove the file if no run is going)")
+    try:
+        yield
+    finally:
+        _release(fd, path)
+
+
+def _lock_info(fd: int) -> dict:
+    try:
+        info = json.loads(os.pread(fd, 65536, 0) or b"{}")
+    except (OSError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+@dataclass(frozen=True)
+class Writer:
+    """The process writing one share of a run: its lock file and its token. Workers get it with
+    each chunk and stop when the lock is no longer held with this token (the writer died)."""
+
+    token: str
+    lock_name: str
+
+    @property
+    def suffix(self) -> str:
+        """Temporary files of this writer's processes end in ``.<suffix>.tmp``."""
+        return f"{self.token}.{os.getpid()}"
+
+
+def writer_alive(out: Path, writer: Writer) -> bool:
+    """Whether ``writer`` still holds its lock (from any process, on any machine that sees the
+    folder): a worker checks it before playing a chunk and before placing its file."""
+    try:
+        fd = os.open(Path(out) / writer.lock_name, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:  # held: by our writer, if the token is still ours
+        alive = _lock_info(fd).get("token") == writer.token
+    except OSError as error:  # removed meanwhile (NFS), or no locks here: nothing to go by
+        alive = error.errno not in (errno.ESTALE, errno.ENOENT)
+    else:
+        alive = False  # nobody holds it: the writer is gone
+    os.close(fd)
+    return alive
+
+
+def _share_text(shard) -> str:
+    index, count = shard
+    return "the whole run" if count == 1 else f"shard {index}/{count}"
+
+
+def _busy(out: Path, info: dict) -> RunError:
+    shard = info.get("shard") or [1, 1]
+    who = (f"pid {info['pid']} on {info['host']}" if "pid" in info and "host" in info
+           else "another process")
+    since = f" since {info['started']}" if "started" in info else ""
+    return RunError(f"{out} is being written by {who}{since} ({_share_text(shard)}); wait for "
+                    f"it to finish, or stop it and run the command again to resume")
+
+
+def _live_writers(out: Path, exclude: str) -> list[dict]:
+    """The lock information of every other writer that holds its lock; lock files nobody holds
+    are removed."""
+    live = []
+    for path in sorted(out.glob(".writer-*-of-*.lock")):
+        if path.name == exclude or not WRITER_RE.fullmatch(path.name):
+            continue
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            live.append(_lock_info(fd))
+        except OSError:
+            pass
+        else:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        os.close(fd)
+    return live
+
+
+@contextmanager
+def claim_share(out: Path, spec: RunSpec, shard: tuple[int, int] | None):
+    """Hold the lock of ``shard``'s share of the run in ``out`` (a ``Writer``), or raise a
+    ``RunError`` naming the live writer (pid, host) of the same chunks. On entry, removes the
+    temporaries that no live writer owns."""
+    out = Path(out)
+    share = tuple(shard) if shard is not None else (1, 1)
+    lock_name = WRITER_LOCK.format(*share)
+    path = out / lock_name
+    writer = Writer(uuid.uuid4().hex, lock_name)
+    with _locked(out / START_LOCK):
+        others = _live_writers(out, exclude=lock_name)
+        # A moment's wait: a worker of a dead writer may be probing the stale lock file.
+        fd = _acquire(path, wait=1.0)
+        if fd is None:
+            try:
+                holder = os.open(path, os.O_RDONLY)
+            except OSError:
+                info = {}
+            else:
+                info = _lock_info(holder)
+                os.close(holder)
+            raise _busy(out, info)
+        try:
+            mine = set(shard_chunks(spec, shard))
+            for info in others:
+                other = info.get("shard") or [1, 1]
+                try:
+                    theirs = shard_chunks(spec, (int(other[0]), int(other[1])))
+                except (TypeError, ValueError, IndexError, ZeroDivisionError):
+                    theirs = mine  # unreadable: assume it overlaps
+                if mine.intersection(theirs):
+                    raise _busy(out, info)
+            info = {"pid": os.getpid(), "host": socket.gethostname(),
+                    "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                    "shard": list(share), "token": writer.token}
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps(info).encode(), 0)
+            except OSError as error:
+                raise RunError(f"{path}: cannot write: {_reason(error)}")
+            _remove_temporaries(out, {writer.token} | {o.get("token") for o in others})
+        except BaseException:
+            _release(fd, path)
+            raise
+    try:
+        yield writer
+    finally:
+        try:
+            _remove_temporaries(out, set(), only={writer.token})
+        except OSError:  # the folder went away: nothing to tidy
+            pass
+        _release(fd, path)
+
+
+def _remove_temporaries(out: Path, live: set, only: set | None = None) -> None:
+    """Remove chunk temporaries whose writer token is not in ``live`` (or, with ``only``, those
+    whose token is in ``only``), and every meta.json temporary (they exist only while the
+    meta.json lock is held, which this takes)."""
+    names = [p.name for p in out.iterdir()]
+    for name in names:
+        match = TMP_RE.fullmatch(name)
+        if not match or match.group(1) == META:
+            continue
+        token = match.group(2).split(".")[0]
+        if (token in only) if only is not None else (token not in live):
+            (out / name).unlink(missing_ok=True)
+    if only is None and any((m := TMP_RE.fullmatch(n)) and m.group(1) == META for n in names):
+        with _locked(out / META_LOCK):
+            for name in names:
+                match = TMP_RE.fullmatch(name)
+                if match and match.group(1) == META:
+                    (out / name).unlink(missing_ok=True)
+
+

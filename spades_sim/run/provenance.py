@@ -1,0 +1,179 @@
+"""The provenance of chunk files: the schema check, the content checksum, the listing in
+``meta.json`` and the check that a chunk file is the chunk of this run it claims to be.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..core.schema import TIDY_TYPES
+from .folder import CHUNK_PATTERN, META, _reason
+from .spec import RunSpec
+
+if TYPE_CHECKING:  # meta.json's listing lives with meta.json
+    from .dataset import Listing
+
+# The provenance every chunk file carries in its Parquet key-value metadata.
+KEY_RUN = b"spades_sim.run"  # the run hash: SHA-256 of the identity's canonical JSON
+KEY_CHUNK = b"spades_sim.chunk"  # the chunk's index
+KEY_ROWS = b"spades_sim.rows"  # its row count
+KEY_SHA256 = b"spades_sim.sha256"  # table_checksum of its content
+
+# A chunk file has exactly the columns and types of ``core.schema.TIDY_TYPES``; a file with any
+# other column or type is not a chunk of a run.
+
+
+def logical_type(data_type: pa.DataType) -> str:
+    """A column type as TIDY_TYPES names it: ``category`` for a dictionary of strings."""
+    if pa.types.is_dictionary(data_type):
+        value = data_type.value_type
+        if pa.types.is_string(value) or pa.types.is_large_string(value):
+            return "category"
+        return f"dictionary<{value}>"
+    return str(data_type)
+
+
+def schema_problem(table: pa.Table) -> str | None:
+    """How ``table``'s columns differ from the run schema (names, order, types, missing
+    values); None when they do not."""
+    names = list(table.column_names)
+    if names != list(TIDY_TYPES):
+        missing = [name for name in TIDY_TYPES if name not in names]
+        extra = [name for name in names if name not in TIDY_TYPES]
+        if missing:
+            return f"no column {missing[0]!r} ({len(names)} of {len(TIDY_TYPES)} columns)"
+        if extra:
+            return f"column {extra[0]!r} is not in the run schema"
+        return "its columns are not in the run schema's order"
+    for name, column in zip(names, table.columns):
+        kind = logical_type(column.type)
+        if kind != TIDY_TYPES[name]:
+            return f"column {name} is {kind}, the run schema has {TIDY_TYPES[name]}"
+        if column.null_count:
+            return f"column {name} has {column.null_count:,} missing values"
+    return None
+
+
+def _category_codes(column: pa.ChunkedArray) -> tuple[list, np.ndarray]:
+    """A dictionary column as (its sorted distinct values, each row's position among them):
+    the same whatever the dictionary's order, unused entries or index width."""
+    parts = [(piece.dictionary.to_pylist(), piece.indices.to_numpy(zero_copy_only=False))
+             for piece in column.chunks]
+    distinct = sorted({values[i] for values, indices in parts
+                       for i in np.flatnonzero(np.bincount(indices, minlength=len(values)))})
+    position = {value: p for p, value in enumerate(distinct)}
+    codes = [np.array([position.get(v, -1) for v in values], dtype=np.int32)[indices]
+             for values, indices in parts if len(indices)]
+    return distinct, np.concatenate(codes) if codes else np.zeros(0, np.int32)
+
+
+def table_checksum(table: pa.Table) -> str:
+    """The SHA-256 (hex) of a chunk's content, the same for equal content however it is stored:
+
+    the text ``spades_sim chunk v1 rows=N`` and a newline, then for every column in order a JSON
+    header line (``[name, type]``; for a ``category`` column ``[name, "category", sorted
+    distinct values]``) and its values: numbers as little-endian fixed-width integers (or
+    floats), bools as one byte, categories as int32 positions in the sorted distinct values.
+    """
+    digest = hashlib.sha256(f"spades_sim chunk v1 rows={table.num_rows}\n".encode())
+    for name, column in zip(table.column_names, table.columns):
+        kind = logical_type(column.type)
+        if kind == "category":
+            distinct, data = _category_codes(column)
+            header = [name, kind, distinct]
+        else:
+            data = np.asarray(column.to_numpy())
+            if data.dtype.kind not in "biuf":
+                raise ValueError(f"column {name}: {kind} has no checksum")
+            header = [name, kind]
+            data = data.astype(data.dtype.newbyteorder("<"), copy=False)
+        digest.update(json.dumps(header, ensure_ascii=True).encode() + b"\n")
+        digest.update(memoryview(np.ascontiguousarray(data)).cast("B"))
+    return digest.hexdigest()
+
+
+def expected_rows(spec: RunSpec, chunk: int) -> int | None:
+    """Rows a finished chunk file holds (None in games mode: game lengths vary)."""
+    if spec.games_mode:
+        return None
+    _, count = spec.chunk_range(chunk)
+    copies = 2 if spec.duplicate else 1
+    return sum(count * c.rules.players * copies for c in spec.configs)
+
+
+@dataclass
+class ChunkCheck:
+    """What a chunk file is: ``done``, ``missing``, ``unreadable`` (truncated, damaged: no
+    whole Parquet file) or ``foreign`` (a readable file that is not this run's chunk)."""
+
+    state: str
+    why: str = ""
+    table: pa.Table | None = None
+
+
+def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk: int,
+                keep: bool = False) -> ChunkCheck:
+    """Verify chunk ``chunk``'s file: whole (page checksums), its own provenance (run hash,
+    index, rows, checksum), the run schema, and meta.json's listing. With ``keep``, a finished
+    chunk's table comes back too."""
+    path = Path(out) / CHUNK_PATTERN.format(chunk)
+    if not os.path.lexists(path):
+        return ChunkCheck("missing")
+    try:
+        parquet = pq.ParquetFile(path, page_checksum_verification=True)
+        try:
+            table = parquet.read()
+            kv = parquet.metadata.metadata or {}
+        finally:
+            parquet.close()
+    except Exception as error:  # truncated, damaged, not Parquet: play it again
+        return ChunkCheck("unreadable", f"unreadable ({_reason(error)})")
+    why = _provenance_problem(spec, run_hash, listing, chunk, table, kv)
+    if why:
+        return ChunkCheck("foreign", why)
+    return ChunkCheck("done", table=table if keep else None)
+
+
+def _provenance_problem(spec, run_hash, listing, chunk, table, kv) -> str | None:
+    def value(key):
+        found = kv.get(key)
+        return None if found is None else found.decode("utf-8", "replace")
+
+    run, index, rows, checksum = (value(k) for k in (KEY_RUN, KEY_CHUNK, KEY_ROWS, KEY_SHA256))
+    if None in (run, index, rows, checksum):
+        return "it carries no chunk provenance (not written by a run of this format)"
+    if run != run_hash:
+        return f"it belongs to another run (run {run[:12]}, this run is {run_hash[:12]})"
+    if index != str(chunk):
+        return f"it is chunk {index} of this run, not chunk {chunk} (copied or renamed?)"
+    problem = schema_problem(table)
+    if problem:
+        return f"it does not have the run schema: {problem}"
+    if rows != str(table.num_rows):
+        return f"it holds {table.num_rows:,} rows, its own metadata says {rows}"
+    expected = expected_rows(spec, chunk)
+    if expected is not None and table.num_rows != expected:
+        return f"it holds {table.num_rows:,} rows, a chunk {chunk} of this run has {expected:,}"
+    try:
+        actual = table_checksum(table)
+    except Exception as error:
+        return f"its content cannot be checksummed ({_reason(error)})"
+    if actual != checksum:
+        return "its content does not match its checksum (edited?)"
+    listed = listing.get(chunk, checksum)
+    if listed is None:
+        return f"it is not listed as finished in {META}"
+    if listed != checksum:
+        return f"{META} lists it with another checksum"
+    return None
+
+
