@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 
 from .. import __version__
 from ..core.errors import SpadesError
@@ -44,6 +45,8 @@ from .options import (
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="spades-sim", description="Monte Carlo simulation of Spades.")
     parser.add_argument("--version", action="version", version=f"spades-sim {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an error, print the traceback (a plug-in's own) too")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     for name, unit, default, func, help_text in (
@@ -135,6 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     strategies = sub.add_parser("strategies", help="list strategies and their parameters")
     strategies.set_defaults(func=cmd_strategies)
+    for command in sub.choices.values():  # --debug after the command too
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                             help="on an error, print the traceback (a plug-in's own) too")
     return parser
 
 
@@ -149,6 +155,8 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except SpadesError as error:
+        if args.debug:
+            traceback.print_exception(error)
         message = " ".join(str(error).split("\n"))
         print(f"spades-sim {args.command}: error: {message}", file=sys.stderr)
         return 2

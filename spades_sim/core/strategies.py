@@ -285,19 +285,114 @@ def make_strategy(name: str, **params) -> Strategy:
     return Strategy(name, values)
 
 
-def parse_strategy(text) -> Strategy:
-    """Parse ``NAME[:param=value,...]``.
+PLUGIN_KIND = StrategyKind(
+    "plugin", -1,
+    "a strategy of your own: SOURCE:CLASS[:param=value,...], SOURCE a Python file (path.py) "
+    "or an importable module (package.module); docs/strategies.md",
+    (),
+)
+
+
+@dataclass(frozen=True)
+class PluginStrategy:
+    """A user's strategy, named by where its class lives: ``source`` a file path ending in
+    ``.py`` or a dotted module name, ``class_name`` the class, ``args`` its constructor
+    arguments (``(name, value)`` pairs, values as Python literals or strings).
+
+    This is only the name; ``game/plugins.py`` imports and checks the class.
+    """
+
+    source: str
+    class_name: str
+    args: tuple = ()
+
+    kind = PLUGIN_KIND
+
+    @property
+    def name(self) -> str:
+        return f"{self.source}:{self.class_name}"
+
+    @property
+    def params(self) -> dict:
+        return dict(self.args)
+
+    def spec(self) -> str:
+        """Canonical text: ``SOURCE:CLASS`` then ``:name=value,...`` in the order given."""
+        args = ",".join(f"{key}={_literal_text(value)}" for key, value in self.args)
+        return self.name + (":" + args if args else "")
+
+    def __str__(self) -> str:
+        return self.spec()
+
+
+def is_plugin_name(name: str) -> bool:
+    """Whether a strategy name names a plug-in's source (a ``.py`` file or a dotted module)
+    rather than a built-in kind or preset (which never hold ``.`` or ``/``)."""
+    return name.endswith(".py") or "/" in name or "\\" in name or "." in name
+
+
+def _literal_text(value) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return format_number(value)
+    return str(value)
+
+
+def _literal(text: str):
+    """A plug-in argument's value: an int, a float, true/false, else the text itself."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_plugin(text: str) -> PluginStrategy:
+    """Parse ``SOURCE:CLASS[:param=value,...]``.
+
+    >>> parse_plugin("my_bots/low.py:Lowest:target=3").spec()
+    'my_bots/low.py:Lowest:target=3'
+    """
+    source, _, rest = text.strip().partition(":")
+    class_name, _, rest = rest.partition(":")
+    class_name = class_name.strip()
+    if not class_name.isidentifier():
+        raise StrategyError(f"strategy {text!r}: expected SOURCE:CLASS[:param=value,...] with "
+                            f"CLASS a class name, got {class_name!r}")
+    args = []
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise StrategyError(f"strategy {source}:{class_name}: {item!r} is not param=value")
+        if key in dict(args):
+            raise StrategyError(f"strategy {source}:{class_name}: {key} is given twice")
+        args.append((key, _literal(value.strip())))
+    return PluginStrategy(source.strip(), class_name, tuple(args))
+
+
+def parse_strategy(text) -> Strategy | PluginStrategy:
+    """Parse ``NAME[:param=value,...]``, or a plug-in's ``SOURCE:CLASS[:param=value,...]``.
 
     >>> parse_strategy("heuristic:aggression=0.3").params["aggression"]
     0.3
     >>> parse_strategy("random").spec()
     'random'
+    >>> parse_strategy("mypackage.bots:Greedy").class_name
+    'Greedy'
     """
-    if isinstance(text, Strategy):
+    if isinstance(text, (Strategy, PluginStrategy)):
         return text
     if not isinstance(text, str) or not text.strip():
         raise StrategyError(f"strategy {text!r}: expected NAME[:param=value,...]")
     name, _, rest = text.strip().partition(":")
+    if is_plugin_name(name.strip()):
+        return parse_plugin(text)
     params = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, sep, value = item.partition("=")
@@ -325,6 +420,8 @@ def kernel_arrays(strategies, rules) -> tuple[np.ndarray, np.ndarray]:
     kinds = np.zeros(MAX_SEATS, dtype=np.int64)
     params = np.zeros((MAX_SEATS, N_PARAMS), dtype=np.float64)
     for seat, strategy in enumerate(strategies):
+        if isinstance(strategy, PluginStrategy):  # numba plug-ins: the heuristic's defaults
+            strategy = Strategy("heuristic", Strategy("heuristic").defaults())
         if strategy.kind.name == "random" and strategy.params["bid_max"] > rules.hand_size:
             raise StrategyError(
                 f"strategy random: bid_max={format_number(strategy.params['bid_max'])} is above "

@@ -20,7 +20,8 @@ from ..core.rules import Rules
 from ..core.schema import TIDY_COLUMNS
 from ..core.seeding import stream_keys
 from ..core.strategies import Strategy
-from ..engine import calls
+from ..game import dispatch
+from ..game.plugins import check_plugins
 from .frames import tidy_frame
 from .spec import Config, RunSpec, make_config
 
@@ -58,11 +59,11 @@ def _in_pieces(play, total: int, jobs: int, *args, offset: int = 0) -> list:
 
 
 def _hands(rules, strategies, keys, record_plays, first, count):
-    return calls.play_hands(rules, strategies, keys, first, count, record_plays)
+    return dispatch.play_hands(rules, strategies, keys, first, count, record_plays)
 
 
 def _games(rules, strategies, keys, record_plays, first, count):
-    return calls.play_games(rules, strategies, keys, first, count, record_plays)
+    return dispatch.play_games(rules, strategies, keys, first, count, record_plays)
 
 
 def simulate_hands(rules: Rules, strategies, n_hands: int, seed: int, *, jobs: int = 1,
@@ -70,6 +71,7 @@ def simulate_hands(rules: Rules, strategies, n_hands: int, seed: int, *, jobs: i
     """Play independent hands ``first_hand_id ...`` (``n_hands`` of them) from zero scores, on
     ``jobs`` processes."""
     strategies = list(strategies)
+    check_plugins(strategies)
     parts = _in_pieces(_hands, n_hands, jobs, rules, strategies, stream_keys(seed), record_plays,
                        offset=first_hand_id)
     return Run(rules, strategies, seed, schema.concat(parts))
@@ -79,6 +81,7 @@ def play_games(rules: Rules, strategies, n_games: int, seed: int, *, jobs: int =
                record_plays: bool = False) -> Run:
     """Play whole games ``0 .. n_games - 1`` to the target (on ``jobs`` processes)."""
     strategies = list(strategies)
+    check_plugins(strategies)
     parts = _in_pieces(_games, n_games, jobs, rules, strategies, stream_keys(seed), record_plays)
     hands = schema.concat([hands for hands, _ in parts])
     games = schema.concat([games for _, games in parts])
@@ -110,9 +113,9 @@ def play_chunk(spec: RunSpec, chunk: int) -> pd.DataFrame:
         for duplicate in ((False, True) if spec.duplicate else (False,)):
             strategies = _rotated(config.strategies, 1 if duplicate else 0)
             if spec.games_mode:
-                hands, games = calls.play_games(config.rules, strategies, keys, first, count)
+                hands, games = dispatch.play_games(config.rules, strategies, keys, first, count)
             else:
-                hands = calls.play_hands(config.rules, strategies, keys, first, count)
+                hands = dispatch.play_hands(config.rules, strategies, keys, first, count)
                 games = None
             frame = tidy_frame(hands, config.rules, strategies, config=config.name,
                                duplicate=duplicate, chunk=chunk, games=games)

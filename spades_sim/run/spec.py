@@ -22,6 +22,7 @@ from ..core.rules import Rules, build_rules, rules_from_spec
 from ..core.seeding import check_seed
 from ..core.strategies import Strategy, parse_strategy
 from ..core.version import engine_hash
+from ..game.plugins import check_plugins
 
 # 2: chunk files carry their provenance (run hash, index, rows, checksum) and meta.json lists
 # the finished chunks; folders of format 1 are refused, not mixed.
@@ -49,6 +50,9 @@ class Config:
     name: str
     rules: Rules
     strategies: tuple[Strategy, ...]
+
+    def __post_init__(self):
+        check_plugins(self.strategies)  # a plug-in that does not load fails here, not in a worker
 
     def to_dict(self) -> dict:
         return {"name": self.name, "rules": self.rules.to_spec(),

@@ -1,0 +1,185 @@
+"""Seats that decide: the built-in strategies, Python plug-ins and numba plug-ins, behind one
+``act(hand, legal_mask)`` call.
+
+A built-in strategy decides through the reference twin's functions (``reference/``), which the
+tests hold equal to the engine's, drawing from the hand's streams in the engine's order. A
+plug-in decides what it implements (``bid`` and ``play``; optionally ``blind``, ``bump``,
+``pass_cards`` and ``keep``) and every other choice is the default heuristic's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import view as v
+from ..core.bidding import deficit, is_nil
+from ..core.cards import card_text, cards_of, lowest
+from ..core.errors import StrategyError
+from ..core.strategies import Strategy, make_strategy
+from ..reference.search import mc_card
+from ..reference.strategies import (
+    choose_bid,
+    choose_blind,
+    choose_bump,
+    choose_card,
+    choose_keep,
+    choose_pass,
+)
+from .observation import Observation, fill_view
+from .state import BID, BLIND, BUMP, KEEP, PASS, PLAY, Hand
+
+HEURISTIC = make_strategy("heuristic")
+
+
+class BuiltinAgent:
+    """A built-in strategy (``random``, ``heuristic`` and its presets, ``mc``)."""
+
+    def __init__(self, strategy: Strategy):
+        self.strategy = strategy
+        self.name = strategy.spec()
+        self._search = strategy.kind.name == "mc"
+        self._passing: tuple | None = None  # (hand, seat, cards still to pass)
+
+    def act(self, hand: Hand, legal_mask: int) -> int:
+        phase, seat, rules = hand.phase, hand.to_act, hand.rules
+        strategy, stream = self.strategy, hand.play_stream
+        if phase == PLAY:
+            if self._search:
+                return mc_card(rules, strategy, seat, hand.hands[seat], legal_mask,
+                               len(hand.trick), hand.leader, hand.led_suit, hand.winning_card,
+                               hand.winning_seat, hand.spades_broken, hand.trick_index,
+                               hand.bids, hand.blind, hand.tricks, _four(hand.played_by),
+                               hand.voids, hand.bags, hand.search_stream)
+            return choose_card(rules, strategy, seat, hand.hands[seat], legal_mask,
+                               len(hand.trick), hand.leader, hand.winning_card, hand.winning_seat,
+                               hand.bids, hand.blind, hand.tricks, hand.played_mask, stream)
+        if phase == BID:
+            return choose_bid(rules, strategy, seat, hand.hands[seat], hand.bids, legal_mask,
+                              hand.scores, hand.bags, stream)
+        if phase == BLIND:
+            nil_ok, blind_bids = hand.blind_options
+            partner = (seat + 2) % 4
+            partner_nil = bool(rules.partnership) and is_nil(rules, hand.bids[partner],
+                                                              hand.blind[partner])
+            return choose_blind(strategy, deficit(rules, seat, hand.scores), partner_nil, nil_ok,
+                                blind_bids, stream)
+        if phase == BUMP:
+            return int(choose_bump(rules, strategy, hand.hands[seat], hand.bids[seat], stream))
+        if phase == KEEP:
+            return int(choose_keep(strategy, hand.face_up, stream))
+        if phase == PASS:
+            return self._pass_card(hand, seat)
+        raise StrategyError(f"hand {hand.hand_id}: no decision in phase {phase}")
+
+    def _pass_card(self, hand: Hand, seat: int) -> int:
+        """The pass is chosen whole on its first card (as the engine does), then given one
+        card per action."""
+        if self._passing is None or self._passing[:2] != (hand, seat) or not self._passing[2]:
+            chosen = choose_pass(self.strategy, hand.hands[seat], hand.pass_count,
+                                 hand.passing_as_nil_bidder, hand.play_stream)
+            self._passing = (hand, seat, chosen)
+        remaining = self._passing[2]
+        card = lowest(remaining)
+        self._passing = (hand, seat, remaining & (remaining - 1))
+        return card
+
+
+def _four(values: list) -> list:
+    return list(values) + [0] * (4 - len(values))
+
+
+class PluginAgent:
+    """A Python plug-in: an object with ``bid(obs)`` and ``play(obs)``, and optionally
+    ``blind(obs)``, ``bump(obs)``, ``pass_cards(obs)`` and ``keep(obs)``."""
+
+    def __init__(self, instance, name: str):
+        self.instance = instance
+        self.name = name
+        self.fallback = BuiltinAgent(HEURISTIC)
+        self._methods = {
+            PLAY: instance.play,
+            BID: instance.bid,
+            BLIND: getattr(instance, "blind", None),
+            BUMP: getattr(instance, "bump", None),
+            KEEP: getattr(instance, "keep", None),
+            PASS: getattr(instance, "pass_cards", None),
+        }
+        self._passing: tuple | None = None
+
+    def act(self, hand: Hand, legal_mask: int) -> int:
+        phase = hand.phase
+        method = self._methods[phase]
+        if method is None:
+            return self.fallback.act(hand, legal_mask)
+        if phase == PASS:
+            return self._pass_card(hand, method, legal_mask)
+        action = self._call(method, hand, legal_mask)
+        if phase in (BUMP, KEEP) and isinstance(action, (bool, np.bool_)):
+            action = int(action)
+        return action
+
+    def _call(self, method, hand: Hand, legal_mask: int):
+        try:
+            return method(Observation(hand, hand.to_act, legal_mask))
+        except Exception as error:  # the strategy's own error: name it, keep its traceback
+            raise PluginError(self.name, hand, error) from error
+
+    def _pass_card(self, hand: Hand, method, legal_mask: int) -> int:
+        seat = hand.to_act
+        if self._passing is None or self._passing[:2] != (hand, seat) or not self._passing[2]:
+            cards = self._call(method, hand, legal_mask)
+            cards = list(cards) if not isinstance(cards, int) else [cards]
+            count = hand.pass_count
+            held = hand.hands[seat]
+            if (len(cards) != count or len(set(cards)) != count
+                    or any(not isinstance(card, (int, np.integer)) or not 0 <= card < 54
+                           or not held >> int(card) & 1 for card in cards)):
+                shown = " ".join(card_text(int(c)) if isinstance(c, (int, np.integer))
+                                 and 0 <= c < 54 else repr(c) for c in cards)
+                raise StrategyError(
+                    f"strategy {self.name}: hand {hand.hand_id}, seat {seat} must pass {count} "
+                    f"different cards it holds, not [{shown}]; it holds "
+                    f"{' '.join(card_text(card) for card in cards_of(held))}")
+            self._passing = (hand, seat, [int(card) for card in cards])
+        remaining = self._passing[2]
+        card = remaining[0]
+        self._passing = (hand, seat, remaining[1:])
+        return card
+
+
+class NumbaPluginAgent:
+    """A numba plug-in called from Python: ``bid`` and ``play`` read the array view
+    (``core/view.py``) and draw from ``rng[0]``, the play stream's state; every other choice is
+    the default heuristic's. Slow; the engine's loop calls the same functions at full speed."""
+
+    def __init__(self, bid, play, params: np.ndarray, name: str):
+        self.bid, self.play = bid, play
+        self.params = np.ascontiguousarray(params, dtype=np.float64)
+        self.name = name
+        self.fallback = BuiltinAgent(HEURISTIC)
+        self._view = np.empty(v.VIEW_SIZE, dtype=np.int64)
+        self._rng = np.zeros(1, dtype=np.uint64)
+
+    def act(self, hand: Hand, legal_mask: int) -> int:
+        phase = hand.phase
+        if phase not in (PLAY, BID):
+            return self.fallback.act(hand, legal_mask)
+        fill_view(hand, hand.to_act, legal_mask, self._view)
+        stream = hand.play_stream
+        self._rng[0] = stream.state
+        function = self.play if phase == PLAY else self.bid
+        try:
+            action = int(function(self._view, self.params, self._rng))
+        except Exception as error:
+            raise PluginError(self.name, hand, error) from error
+        stream.state = int(self._rng[0])
+        return action
+
+
+class PluginError(StrategyError):
+    """A plug-in raised an exception: one line naming the strategy and the hand; the plug-in's
+    own traceback is the ``__cause__`` (shown under ``--debug``)."""
+
+    def __init__(self, name: str, hand: Hand, error: Exception):
+        super().__init__(f"strategy {name} raised {type(error).__name__}: {error} (hand "
+                         f"{hand.hand_id}, seat {hand.to_act}, {hand.phase} phase)")

@@ -1,0 +1,69 @@
+"""Who plays a piece of a run: the engine's kernels, or the game-state API.
+
+Built-in strategies and numba plug-ins play in the engine (``engine/calls.py``); a table with a
+Python plug-in plays through the game-state API (``play.py``), built-in seats included, with
+the same streams, so the hands are the ones the engine would play. Both return the same record
+arrays. When a numba plug-in fails inside the engine (an illegal move, an exception), the piece
+is played again through the API, which names the strategy, the hand, the seat, the action and
+the legal ones.
+"""
+
+from __future__ import annotations
+
+from ..core import schema
+from ..core.errors import StrategyError
+from ..core.rules import Rules
+from ..core.strategies import PluginStrategy, parse_strategy
+from ..engine import calls
+from . import play
+from .plugins import agents, heuristic_default, load
+
+
+def _plan(strategies):
+    """``(kernel strategies, kernel plug-ins or None, python)``: ``python`` when a seat is a
+    Python plug-in (then the API plays the table)."""
+    strategies = [parse_strategy(strategy) for strategy in strategies]
+    if not any(isinstance(strategy, PluginStrategy) for strategy in strategies):
+        return strategies, None, False
+    loaded = [load(s) if isinstance(s, PluginStrategy) else None for s in strategies]
+    if any(plugin is not None and not plugin.numba for plugin in loaded):
+        return strategies, None, True
+    kernel_strategies = [heuristic_default() if plugin else strategy
+                         for strategy, plugin in zip(strategies, loaded, strict=True)]
+    plugins = tuple(None if plugin is None else (plugin.cls.bid, plugin.cls.play,
+                                                 plugin.params()) for plugin in loaded)
+    return kernel_strategies, plugins, False
+
+
+def play_hands(rules: Rules, strategies, keys, first: int, count: int,
+               record_plays: bool = False) -> schema.HandArrays:
+    """Independent hands ``first .. first + count - 1`` (``engine/calls.py``), any strategies."""
+    kernel_strategies, plugins, python = _plan(strategies)
+    if python:
+        return play.play_hands(rules, agents(strategies), keys, first, count, record_plays)
+    if plugins is None:
+        return calls.play_hands(rules, kernel_strategies, keys, first, count, record_plays)
+    try:
+        return calls.play_hands(rules, kernel_strategies, keys, first, count, record_plays,
+                                plugins=plugins)
+    except Exception as error:
+        play.play_hands(rules, agents(strategies), keys, first, count, record_plays)
+        raise StrategyError(f"a numba plug-in failed in hands {first}..{first + count - 1} "
+                            f"({error}), but not when played again in Python") from error
+
+
+def play_games(rules: Rules, strategies, keys, first: int, count: int,
+               record_plays: bool = False) -> tuple[schema.HandArrays, schema.GameArrays]:
+    """Whole games ``first .. first + count - 1`` (``engine/calls.py``), any strategies."""
+    kernel_strategies, plugins, python = _plan(strategies)
+    if python:
+        return play.play_games(rules, agents(strategies), keys, first, count, record_plays)
+    if plugins is None:
+        return calls.play_games(rules, kernel_strategies, keys, first, count, record_plays)
+    try:
+        return calls.play_games(rules, kernel_strategies, keys, first, count, record_plays,
+                                plugins=plugins)
+    except Exception as error:
+        play.play_games(rules, agents(strategies), keys, first, count, record_plays)
+        raise StrategyError(f"a numba plug-in failed in games {first}..{first + count - 1} "
+                            f"({error}), but not when played again in Python") from error

@@ -1,0 +1,108 @@
+"""Runs played through the game-state API: the record arrays the engine fills, from any mix of
+built-in strategies and plug-ins (``agents.py``).
+
+:func:`play_hands` and :func:`play_games` take the same pieces of a run as
+``engine/calls.py`` and return the same arrays (``core/schema.py``), hand for hand, so the
+rest of the toolkit (frames, datasets, analyses, hand logs) reads them alike.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import schema
+from ..core.errors import StrategyError
+from ..core.rules import Rules
+from .games import Game
+from .state import BID, PLAY, Hand
+
+
+def play_out(hand: Hand, agents) -> Hand:
+    """Play ``hand`` to its end, each seat's decisions by its agent; illegal actions are
+    refused with the strategy, hand, seat, action and the legal ones named."""
+    while not hand.done:
+        seat = hand.to_act
+        phase = hand.phase
+        if phase == PLAY:
+            legal = hand.legal_card_mask()
+        elif phase == BID:
+            legal = hand.legal_bid_mask()
+        else:
+            legal = 0
+        agent = agents[seat]
+        action = agent.act(hand, legal)
+        if phase in (PLAY, BID):
+            ok = (isinstance(action, (int, np.integer)) and 0 <= action < 64
+                  and legal >> int(action) & 1)
+        else:
+            ok = hand.is_legal(action)
+        if not ok:
+            raise StrategyError(f"strategy {agent.name}: {hand.illegal_message(action)}")
+        hand._apply(int(action))
+    return hand
+
+
+def _record(out: schema.HandArrays, row: int, hand: Hand, hand_id: int, game_id: int,
+            record_plays: bool) -> None:
+    players, n_sides = hand.rules.players, hand.rules.n_sides
+    out.hand_id[row] = hand_id
+    out.game_id[row] = game_id
+    out.dealer[row] = hand.dealer
+    out.first_leader[row] = hand.first_leader
+    for seat in range(players):
+        out.hands[row, seat] = hand.dealt[seat]
+        out.bids[row, seat] = hand.bids[seat]
+        out.blind[row, seat] = hand.blind[seat]
+        out.bumped[row, seat] = hand.bumped[seat]
+        out.tricks[row, seat] = hand.tricks[seat]
+    for side in range(n_sides):
+        out.score_before[row, side] = hand.scores[side]
+        out.bags_before[row, side] = hand.bags[side]
+        out.score_delta[row, side] = hand.score_delta[side]
+        out.bags_after[row, side] = hand.bags_after[side]
+    if record_plays:
+        for index, (seat, card) in enumerate(hand.plays):
+            out.plays[row, index] = card
+            out.play_seats[row, index] = seat
+        for index, entry in enumerate(hand.exchange):
+            out.exchange[row, index] = entry
+
+
+def play_hands(rules: Rules, agents, keys, first: int, count: int,
+               record_plays: bool = False) -> schema.HandArrays:
+    """Independent hands ``first .. first + count - 1`` from zero scores (``engine/calls.py``'s
+    ``play_hands``), one agent per seat."""
+    deal_key, play_key = int(keys[0]), int(keys[1])
+    out = schema.allocate_hands(count, record_plays)
+    for row in range(count):
+        hand_id = first + row
+        hand = Hand.from_keys(rules, deal_key, play_key, hand_id, hand_id % rules.players)
+        play_out(hand, agents)
+        _record(out, row, hand, hand_id, -1, record_plays)
+    return out
+
+
+def play_games(rules: Rules, agents, keys, first: int, count: int,
+               record_plays: bool = False) -> tuple[schema.HandArrays, schema.GameArrays]:
+    """Whole games ``first .. first + count - 1`` (``engine/calls.py``'s ``play_games``)."""
+    deal_key, play_key = int(keys[0]), int(keys[1])
+    hands: list[tuple[Hand, int, int]] = []
+    games = schema.allocate_games(count)
+    for row in range(count):
+        game_id = first + row
+        game = Game.from_keys(rules, deal_key, play_key, game_id)
+        while not game.over:
+            play_out(game.hand, agents)
+            hands.append((game.hand, len(game.results), game_id))
+            game._end_hand()
+        games.game_id[row] = game_id
+        games.first_dealer[row] = game.first_dealer
+        games.n_hands[row] = len(game.results)
+        games.winner[row] = game.winner
+        for side in range(rules.n_sides):
+            games.final_score[row, side] = game.scores[side]
+            games.final_bags[row, side] = game.bags[side]
+    out = schema.allocate_hands(len(hands), record_plays)
+    for row, (hand, index, game_id) in enumerate(hands):
+        _record(out, row, hand, index, game_id, record_plays)
+    return out, games
