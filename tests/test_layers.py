@@ -106,7 +106,7 @@ def test_the_package_root_imports_only_the_run_layer_lazily():
     assert targets <= {"spades_sim.run"}
 
 
-@pytest.mark.parametrize("module", ["spades_sim.core", "spades_sim.reference",
+@pytest.mark.parametrize("module", ["spades_sim.core", "spades_sim.reference", "spades_sim.game",
                                     "spades_sim.core.rules", "spades_sim.handlog"])
 def test_pure_layers_leave_numba_out(module):
     code = (f"import sys, {module}, spades_sim.core.strategies, spades_sim.core.schema; "

@@ -64,8 +64,8 @@ class Hand:
     ``plays`` (``(seat, card)`` in order), ``exchange`` (``(from, to, card)``), ``leader``,
     ``first_leader`` (-1 before play), ``trick`` (the current trick's ``(seat, card)``),
     ``trick_index``, ``spades_broken``, ``played_by`` and ``voids`` (bit ``4 * seat + suit``:
-    the seat showed it holds none of the suit), ``scores`` and ``bags`` (per side, before the
-    hand).
+    the seat showed it holds none of the suit), ``rejected`` (draw deal: the face-up cards each
+    seat turned down), ``scores`` and ``bags`` (per side, before the hand).
     """
 
     def __init__(self, rules: Rules, dealer: int, scores, bags, deal_stream: Stream,
@@ -98,6 +98,7 @@ class Hand:
         self.played_mask = 0
         self.played_by = [0] * players
         self.voids = 0
+        self.rejected = [0] * players  # draw deal: the face-up cards each seat turned down
         self.led_suit: int | None = None
         self.winning_card = self.winning_seat = -1
         self.phase = BID
@@ -208,6 +209,8 @@ class Hand:
         first = 26 * turn + 2 * pair
         face_up, face_down = self._stock[first], self._stock[first + 1]
         self.hands[self.to_act] |= 1 << (face_up if keep else face_down)
+        if not keep:
+            self.rejected[self.to_act] |= 1 << face_up
         pair += 1
         if pair == self.rules.hand_size:
             turn, pair = turn + 1, 0

@@ -1,0 +1,77 @@
+"""Deal the cards a seat cannot see anew, consistently with what it has seen: the search
+players' determinization.
+
+What a seat knows: its own cards, every card played (and by whom), the voids each seat has
+shown, how many cards each seat still holds, the cards it passed to its partner in an exchange
+(the partner still holds those it has not played or passed back) and, in the draw deal, the
+face-up cards it turned down (out of play). The bids are not used. Cards go out one at a time,
+each to a seat with the chance of its free places (a seat void in the card's suit has none), so
+without voids every consistent deal is equally likely; with voids the deal is consistent but
+not exactly uniform.
+"""
+
+from __future__ import annotations
+
+from ..core.cards import cards_of
+from .state import Hand
+
+MAX_TRIES = 100
+
+
+def sample_hidden(hand: Hand, seat: int, rng) -> Hand:
+    """A copy of ``hand`` in which the other seats hold a random deal of the cards ``seat``
+    cannot see, consistent with what it has seen (the module docstring); ``rng`` is a
+    :class:`~.observation.Generator` (or any object with ``bounded(n)``).
+
+    Only the holdings change: ``dealt`` and the other records stay as they were. When no deal
+    within ``MAX_TRIES`` tries respects every void shown (possible only in contrived states),
+    the voids are ignored for the last one.
+    """
+    rules = hand.rules
+    players = rules.players
+    known = [0] * players  # cards seat knows another seat holds
+    for giver, taker, card in hand.exchange:
+        if giver == seat:
+            known[taker] |= 1 << card
+    for other in range(players):
+        known[other] &= hand.hands[other]  # (played, or passed back: no longer held)
+    known[seat] = hand.hands[seat]
+    out_of_play = hand.rejected[seat]
+    pool = rules.deck_mask & ~hand.played_mask & ~out_of_play
+    for other in range(players):
+        pool &= ~known[other]
+    cards = cards_of(pool)
+    need = [0 if other == seat else hand.hands[other].bit_count() - known[other].bit_count()
+            for other in range(players)]
+    spare = len(cards) - sum(need)  # cards out of play that seat cannot tell apart
+    sampled = None
+    for attempt in range(MAX_TRIES + 1):
+        use_voids = attempt < MAX_TRIES
+        for i in range(len(cards) - 1, 0, -1):
+            j = rng.bounded(i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+        lacking = list(need)
+        room = spare
+        deal = list(known)
+        for card in cards:
+            suit = 3 if card >= 52 else card // 13
+            weights = [0 if other == seat or (use_voids and hand.voids >> (4 * other + suit) & 1)
+                       else lacking[other] for other in range(players)]
+            total = sum(weights) + room
+            if total == 0:
+                break
+            pick = rng.bounded(total)
+            for other in range(players):
+                if pick < weights[other]:
+                    deal[other] |= 1 << card
+                    lacking[other] -= 1
+                    break
+                pick -= weights[other]
+            else:
+                room -= 1
+        else:
+            sampled = deal
+            break
+    copy = hand.clone()
+    copy.hands = sampled
+    return copy
