@@ -171,6 +171,22 @@ def agents(strategies) -> list:
     return seats
 
 
+def plugin_sources_hash(strategies) -> str:
+    """``""`` without plug-ins; else ``"+plugins:"`` and a SHA-256 (16 hex digits) of the
+    source files of every plug-in among ``strategies``, so that a run's identity changes when a
+    plug-in's code does."""
+    digest = hashlib.sha256()
+    found = False
+    for strategy in strategies:
+        if isinstance(strategy, PluginStrategy):
+            found = True
+            module = _import(strategy.source, strategy.spec())
+            path = getattr(module, "__file__", None)
+            digest.update(strategy.spec().encode())
+            digest.update(Path(path).read_bytes() if path else b"")
+    return "+plugins:" + digest.hexdigest()[:16] if found else ""
+
+
 def check_plugins(strategies) -> None:
     """Load every plug-in among ``strategies`` (a StrategyError if one does not load)."""
     for strategy in strategies:

@@ -22,7 +22,7 @@ from ..core.rules import Rules, build_rules, rules_from_spec
 from ..core.seeding import check_seed
 from ..core.strategies import Strategy, parse_strategy
 from ..core.version import engine_hash
-from ..game.plugins import check_plugins
+from ..game.plugins import check_plugins, plugin_sources_hash
 
 # 2: chunk files carry their provenance (run hash, index, rows, checksum) and meta.json lists
 # the finished chunks; folders of format 1 are refused, not mixed.
@@ -206,8 +206,10 @@ class RunSpec:
             "chunk_size": int(self.chunk_size),
             "duplicate": bool(self.duplicate),
             "configs": [c.to_dict() for c in self.configs],
-            # Results also depend on the engine: resuming after an engine change is refused.
-            "engine": engine_hash(),
+            # Results also depend on the engine, and on the source of any plug-in: resuming
+            # after a change to either is refused.
+            "engine": engine_hash() + plugin_sources_hash(
+                [s for c in self.configs for s in c.strategies]),
         }
 
     def identity_hash(self) -> str:
