@@ -269,3 +269,13 @@ def test_plugin_specs_parse_and_load():
     assert load(strategy).cls.__name__ == "Counter"
     with pytest.raises(StrategyError, match="given twice"):
         parse_strategy(f"{COUNTER_PY}:bias=1,bias=2")
+
+
+def test_the_game_api_example_runs():
+    import subprocess
+    import sys
+
+    script = EXAMPLES.parent / "game_api.py"
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120, check=True)
+    assert "game over after" in result.stdout
