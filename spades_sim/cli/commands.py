@@ -266,7 +266,7 @@ def cmd_strategies(args):
     for preset in STRATEGY_PRESETS.values():
         changes = ", ".join(f"{k}={format_number(v)}" for k, v in preset.params.items())
         print(f"{preset.name}: {preset.kind} with {changes}\n    {preset.doc}")
-    print(f"your own: {PLUGIN_KIND.doc}")
+    print(f"plug-ins: {PLUGIN_KIND.doc}")
     return 0
 
 
