@@ -4,6 +4,8 @@ hand and whole-game mode, the env against the game-state API, masks, privacy, se
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -228,3 +230,11 @@ def test_docs_table_matches_the_layout():
     rows = re.findall(r"^\| `(\w+)` \| (\d+) \| (\d+) \|", DOCS.read_text(), re.MULTILINE)
     assert {name: int(offset) for name, offset, _ in rows} == OFFSETS
     assert sum(int(size) for _, _, size in rows) == OBSERVATION_SIZE
+
+
+def test_the_env_leaves_numba_out():
+    code = ("import sys, spades_sim.env; print(sorted(m for m in ('numba', 'llvmlite', 'pandas') "
+            "if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, check=True)
+    assert result.stdout.strip() == "[]", result.stdout
