@@ -142,7 +142,9 @@ class Observation:
 
     @property
     def face_up(self) -> int:
-        return self._hand.face_up if self._hand.phase == KEEP else -1
+        """Draw deal: the face-up card offered to this seat (-1 when it is not choosing)."""
+        hand = self._hand
+        return hand.face_up if hand.phase == KEEP and hand.to_act == self.seat else -1
 
     @property
     def pass_count(self) -> int:
