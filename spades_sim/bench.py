@@ -4,7 +4,7 @@ Each worker process compiles (or loads) the kernel on a small warm-up batch, che
 (every hand's tricks sum to the hand size, every score equals the scoring function applied to the
 record), then plays its share of hands in chunks into pre-allocated record arrays: all per-hand
 records are written and summed per chunk, none skipped. Only the chunks are timed, each on its
-own.
+own. A table with plug-ins is timed as a run plays it (``_plugin_worker``).
 
 The machines this runs on are shared, and a neighbour's load only ever slows a chunk down, so the
 headline ``hands_per_second`` is the fastest chunk's rate (as ``timeit`` takes the minimum);
@@ -25,10 +25,11 @@ import numpy as np
 from .core import schema
 from .core.rules import Rules
 from .core.seeding import stream_keys
-from .core.strategies import Strategy
+from .core.strategies import PluginStrategy, Strategy
 from .core.version import commit
 from .engine.calls import hands_kernel, kernel_strategies
 from .engine.scoring import score_hand_nb
+from .game import dispatch
 
 CHUNK = 1 << 19
 HISTORY = Path(__file__).resolve().parent.parent / "benchmarks" / "history.jsonl"
@@ -50,7 +51,38 @@ def _check_chunk(rules: Rules, out) -> None:
             raise AssertionError(f"bench check failed: hand {row} scored inconsistently")
 
 
+PLUGIN_CHUNK = 1 << 14  # plug-ins: smaller chunks (a Python one plays thousands a second)
+
+
+def _plugin_worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> dict:
+    """The bench of a table with plug-ins: each chunk played as a run plays it
+    (``game/dispatch.py``: a numba plug-in in the engine, a Python one through the API),
+    its record arrays allocated and filled."""
+    keys = stream_keys(seed)
+    started = time.perf_counter()
+    warm = dispatch.play_hands(rules, strategies, keys, first, 64)
+    compile_seconds = time.perf_counter() - started
+    _check_chunk(rules, warm)
+    chunk = min(PLUGIN_CHUNK, max(n_hands, 1))
+    checksum = done = 0
+    rates = []
+    seconds = 0.0
+    while done < n_hands:
+        count = min(chunk, n_hands - done)
+        started = time.perf_counter()
+        out = dispatch.play_hands(rules, strategies, keys, first + done, count)
+        elapsed = time.perf_counter() - started
+        seconds += elapsed
+        rates.append(count / elapsed)
+        checksum += int(out.score_delta.sum())
+        done += count
+    return {"hands": n_hands, "seconds": seconds, "compile_seconds": compile_seconds,
+            "checksum": checksum, "best": max(rates), "median": float(np.median(rates))}
+
+
 def _worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> dict:
+    if any(isinstance(strategy, PluginStrategy) for strategy in strategies):
+        return _plugin_worker(rules, strategies, seed, first, n_hands)
     kinds, params = kernel_strategies(strategies, rules)
     simulate_hands_nb = hands_kernel(kinds)
     deal_key, play_key = stream_keys(seed)
