@@ -256,7 +256,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                         plugins, rules, leader, dealer, 0, hand, legal, trick_index, leader, -1,
                         -1, -1, spades_broken, in_play & ~(hands[0] | hands[1] | hands[2]
                                                            | hands[3]),
-                        voids, first_leader, bids, blind, tricks, played_by, 0, hand_scores,
+                        voids, first_leader, bids, blind, tricks,
+                        (played_by[0], played_by[1], played_by[2], played_by[3]), 0, hand_scores,
                         hand_bags, play_state,
                     )
                 elif search and lead_kind == STRATEGY_MC:
@@ -301,7 +302,9 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                             plugins, rules, seat, dealer, k, hand, legal, trick_index, leader,
                             led_suit, winning_strength & 63, winning_seat, spades_broken,
                             in_play & ~(hands[0] | hands[1] | hands[2] | hands[3]), voids,
-                            first_leader, bids, blind, tricks, played_by, trick_cards,
+                            first_leader, bids, blind, tricks,
+                            (played_by[0], played_by[1], played_by[2], played_by[3]),
+                            trick_cards,
                             hand_scores, hand_bags, play_state,
                         )
                     elif search and kind == STRATEGY_MC:
