@@ -19,7 +19,8 @@ def engine_hash() -> str:
     digest = hashlib.sha256()
     paths = sorted((PACKAGE_ROOT / "engine").glob("*.py")) + [
         PACKAGE_ROOT / "core" / name
-        for name in ("rules.py", "schema.py", "seeding.py", "strategies.py", "cards.py")
+        for name in ("rules.py", "schema.py", "seeding.py", "strategies.py", "cards.py",
+                     "view.py")
     ]
     for path in paths:
         digest.update(f"{path.parent.name}/{path.name}".encode())

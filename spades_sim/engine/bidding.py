@@ -11,6 +11,7 @@ from .bits import byte_of_nb, flag_of_nb, wrap_seat_nb
 from .layout import (
     STRATEGY_RANDOM,
 )
+from .plugin import plugin_bid_nb
 from .strategy_bids import choose_bid_nb, choose_blind_nb, choose_bump_nb
 
 
@@ -66,7 +67,7 @@ def deficit_nb(rules, seat, scores):
 
 @njit(cache=True, inline="always")
 def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, score_aware,
-                 dealer, hands, scores, bags, state):
+                 dealer, hands, scores, bags, state, plugins):
     """One round of bidding from the dealer's left; returns ``(bids, blind, bumped, state)``.
 
     ``bids`` packed 8 bits per seat (final bids, after any bump); ``blind`` and ``bumped`` a bit
@@ -78,6 +79,9 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
     (``score_aware_nb``). Play-stream draws, in
     order: each bidder's blind choice (only when a blind option is allowed), then its bid (only
     when it looked), then each bump choice in bidding order (``bid_bump``).
+
+    ``plugins``: ``None``, or the plug-in tuple (``plugin.py``): a plug-in seat's non-blind bid
+    is its plug-in's; its other choices are those of its kind (the heuristic).
     """
     players = rules.players
     hand_size = rules.hand_size
@@ -121,8 +125,12 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
             legal = every_bid
             if constrained:
                 legal = legal_bids_nb(rules, seat, position, bids, blind, nil_on)
-            bid, state = choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal,
-                                       scores, bags, score_aware, state)
+            if plugins is not None and (plugins[2] >> seat) & 1:
+                bid, state = plugin_bid_nb(plugins, rules, seat, position, dealer, hands[seat],
+                                           legal, bids, blind, scores, bags, state)
+            else:
+                bid, state = choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids,
+                                           legal, scores, bags, score_aware, state)
             if bid < 0 or bid > hand_size or ((legal >> bid) & 1) == 0:
                 raise ValueError("a strategy made a bid the rules do not allow")
         bids = (bids & ~(0xFF << (8 * seat))) | (bid << (8 * seat))

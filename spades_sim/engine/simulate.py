@@ -31,6 +31,7 @@ from .layout import (
     STRATEGY_MC,
     STRATEGY_RANDOM,
 )
+from .plugin import fill_rules_nb, plugin_card_nb
 from .rng import bounded_nb, seed_nb
 from .scoring import score_side_nb
 from .search import mc_card_nb, suit_index_nb
@@ -81,7 +82,7 @@ def game_over_nb(rules, scores):
 
 @njit(cache=True)
 def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games_mode, search,
-            out, games, record_plays):
+            out, games, record_plays, plugins):
     """Play ``n_units`` independent hands, or whole games when ``games_mode``.
 
     Independent hand ``h`` (``first_unit + unit``) is dealt by seat ``h % players`` from zero
@@ -94,6 +95,15 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     ``mc`` seats (``*_search_nb``) compile the search player's bookkeeping into the loop
     (cards played per seat, voids shown, the search stream), so the others keep their speed;
     numba compiles that copy the first time an ``mc`` seat plays.
+
+    ``plugins`` is ``None``, or the tuple of numba strategy plug-ins (``plugin.py``): the
+    plug-in seats' non-blind bids and every card they play come from their plug-ins, called
+    through function pointers with the view filled (``core/view.py``). It is the plug-in mode's
+    compile-time flag: numba prunes every branch under ``plugins is not None`` before typing
+    when it is ``None`` (by type: with numba 0.68 a literal bool argument such as ``search``
+    was not pruned, only folded away after typing, so it cannot guard code that indexes the
+    tuple), and the ``*_plugin_nb`` kernels compile one more copy of the loop, shared by every
+    plug-in.
     """
     capacity = out.hand_id.shape[0]
     players = rules.players
@@ -123,6 +133,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     deck = np.zeros(108, dtype=np.int64)
     n_cards = ordered_deck_nb(rules, deck)
     hands = np.zeros(4, dtype=np.int64)
+    if plugins is not None:
+        fill_rules_nb(plugins[4], rules)
     scores = np.zeros(4, dtype=np.int64)
     bags = np.zeros(4, dtype=np.int64)
     row = 0
@@ -168,7 +180,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             bids, blind, bumped, play_state = bid_round_nb(
                 rules, kinds_packed, params, random_bids, rates, blind_floor, score_aware, dealer,
                 (hand0, hand1, hand2, hand3), (scores[0], scores[1], scores[2], scores[3]),
-                (bags[0], bags[1], bags[2], bags[3]), play_state,
+                (bags[0], bags[1], bags[2], bags[3]), play_state, plugins,
             )
 
             # -- exchanges: a nil bidder passes cards to its partner, who passes as many back --
@@ -222,10 +234,13 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             in_play = hands[0] | hands[1] | hands[2] | hands[3]  # after any exchange
             spades_broken = False
             voids = 0  # bit 4 * seat + suit: the seat has shown it holds none of the suit
-            if search:
+            if search or plugins is not None:
                 for seat in range(4):
                     played_by[seat] = 0
             hand_bags = (bags[0], bags[1], bags[2], bags[3])
+            if plugins is not None:
+                hand_scores = (scores[0], scores[1], scores[2], scores[3])
+                trick_cards = 0  # the current trick's cards, a byte each in play order
             for trick_index in range(hand_size):
                 # The lead, apart from the followers: no per-card test of "am I leading?".
                 hand = hands[leader]
@@ -236,7 +251,16 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 legal = lead_mask_nb(rules, hand, spades_broken, trick_index)
                 if trick_index == 0 and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS:
                     legal = 1  # two_of_clubs: the 2C itself is the first lead
-                if search and lead_kind == STRATEGY_MC:
+                if plugins is not None and (plugins[2] >> leader) & 1:
+                    card, play_state = plugin_card_nb(
+                        plugins, rules, leader, dealer, 0, hand, legal, trick_index, leader, -1,
+                        -1, -1, spades_broken, in_play & ~(hands[0] | hands[1] | hands[2]
+                                                           | hands[3]),
+                        voids, first_leader, bids, blind, tricks,
+                        (played_by[0], played_by[1], played_by[2], played_by[3]), 0, hand_scores,
+                        hand_bags, play_state,
+                    )
+                elif search and lead_kind == STRATEGY_MC:
                     card, search_state = mc_card_nb(
                         rules, params[leader], byte_of_nb(play_packed, leader), facts, leader,
                         hand, legal, 0, leader, 0, 0, leader, spades_broken, trick_index, tricks,
@@ -257,9 +281,11 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     out.play_seats[row, trick_index * players] = leader
                 led_mask = suit_mask_of_card_nb(card)
                 led_suit = 0
-                if search:
+                if search or plugins is not None:
                     played_by[leader] |= bit
                     led_suit = suit_index_nb(card)
+                if plugins is not None:
+                    trick_cards = card
                 # A spade led from an all-spade hand breaks spades (broken_by_forced_lead).
                 spades_broken |= ((card >= 39) & ((hand & ~TRUMP_MASK) == 0)
                                   & (rules.broken_by_forced_lead != 0))
@@ -271,7 +297,17 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     hand = hands[seat]
                     legal = follow_mask_nb(hand, led_mask)
                     kind = byte_of_nb(kinds_packed, seat)
-                    if search and kind == STRATEGY_MC:
+                    if plugins is not None and (plugins[2] >> seat) & 1:
+                        card, play_state = plugin_card_nb(
+                            plugins, rules, seat, dealer, k, hand, legal, trick_index, leader,
+                            led_suit, winning_strength & 63, winning_seat, spades_broken,
+                            in_play & ~(hands[0] | hands[1] | hands[2] | hands[3]), voids,
+                            first_leader, bids, blind, tricks,
+                            (played_by[0], played_by[1], played_by[2], played_by[3]),
+                            trick_cards,
+                            hand_scores, hand_bags, play_state,
+                        )
+                    elif search and kind == STRATEGY_MC:
                         card, search_state = mc_card_nb(
                             rules, params[seat], byte_of_nb(play_packed, seat), facts, seat, hand,
                             legal, k, leader, led_mask, winning_strength, winning_seat,
@@ -284,9 +320,11 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                             winning_strength & 63, winning_seat, facts, tricks, 0, play_state,
                         )
                     bit = 1 << card
-                    if search:
+                    if search or plugins is not None:
                         played_by[seat] |= bit
                         voids |= ((hand & led_mask) == 0) << (4 * seat + led_suit)
+                    if plugins is not None:
+                        trick_cards |= card << (8 * k)
                     illegal |= bit & ~legal
                     hands[seat] = hand ^ bit
                     if record_plays:
@@ -365,7 +403,7 @@ def simulate_hands_nb(rules, kinds, params, deal_key, play_key, first_hand_id, o
     # False: with a literal, numba would compile a second copy of the whole hand loop, one per
     # entry kernel, doubling the cold compile time of a run with hands and games.
     _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0],
-            first_hand_id < 0, False, out, games, record_plays)
+            first_hand_id < 0, False, out, games, record_plays, None)
 
 
 @njit(cache=True)
@@ -379,7 +417,7 @@ def play_games_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_gam
     (``play_games_search_nb`` plays those).
     """
     return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
-                   first_game_id >= 0, False, out, games, record_plays)
+                   first_game_id >= 0, False, out, games, record_plays, None)
 
 
 @njit(cache=True)
@@ -387,7 +425,7 @@ def simulate_hands_search_nb(rules, kinds, params, deal_key, play_key, first_han
                              record_plays):
     """``simulate_hands_nb`` for tables with ``mc`` seats."""
     _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0],
-            first_hand_id < 0, True, out, games, record_plays)
+            first_hand_id < 0, True, out, games, record_plays, None)
 
 
 @njit(cache=True)
@@ -395,4 +433,37 @@ def play_games_search_nb(rules, kinds, params, deal_key, play_key, first_game_id
                          games, record_plays):
     """``play_games_nb`` for tables with ``mc`` seats."""
     return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
-                   first_game_id >= 0, True, out, games, record_plays)
+                   first_game_id >= 0, True, out, games, record_plays, None)
+
+
+@njit(cache=True)
+def simulate_hands_plugin_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out, games,
+                             record_plays, plugins):
+    """``simulate_hands_nb`` for tables with numba plug-in seats: ``plugins`` is the tuple of
+    ``plugin.py`` (no ``mc`` seats; ``simulate_hands_plugin_search_nb`` plays those)."""
+    _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0],
+            first_hand_id < 0, False, out, games, record_plays, plugins)
+
+
+@njit(cache=True)
+def play_games_plugin_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, out,
+                         games, record_plays, plugins):
+    """``play_games_nb`` for tables with numba plug-in seats (see ``simulate_hands_plugin_nb``)."""
+    return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
+                   first_game_id >= 0, False, out, games, record_plays, plugins)
+
+
+@njit(cache=True)
+def simulate_hands_plugin_search_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out,
+                                    games, record_plays, plugins):
+    """``simulate_hands_plugin_nb`` for tables with ``mc`` seats too."""
+    _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0],
+            first_hand_id < 0, True, out, games, record_plays, plugins)
+
+
+@njit(cache=True)
+def play_games_plugin_search_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
+                                out, games, record_plays, plugins):
+    """``play_games_plugin_nb`` for tables with ``mc`` seats too."""
+    return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
+                   first_game_id >= 0, True, out, games, record_plays, plugins)
