@@ -20,6 +20,7 @@ from spades_sim.game import BID, BLIND, LOOK, PLAY, Game, Hand, IllegalActionErr
 from spades_sim.game import play as game_play
 from spades_sim.game.agents import BuiltinAgent
 from spades_sim.game.dispatch import play_games, play_hands
+from spades_sim.game.plugins import agents as plugin_agents
 from spades_sim.game.plugins import load
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "strategies"
@@ -279,3 +280,76 @@ def test_the_game_api_example_runs():
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                             timeout=120, check=True)
     assert "game over after" in result.stdout
+
+
+# -- numba plug-ins, in the engine and through the API ----------------------------------------
+
+PLUGINS_DIR = Path(__file__).resolve().parent / "plugins"
+LOWEST_PY = f"{PLUGINS_DIR / 'lowest.py'}:LowestPython"
+LOWEST_NB = f"{PLUGINS_DIR / 'lowest.py'}:LowestNumba"
+PROBE = f"{PLUGINS_DIR / 'probe.py'}:Probe"
+COUNTER_NB = f"{EXAMPLES / 'counter_numba.py'}:CounterNumba"
+RANDOM_NB = f"{EXAMPLES / 'random_numba.py'}:RandomNumba"
+FOUR_PRESETS = ["classic", "tournament", "cutthroat", "two-player", "jokers", "casual"]
+
+
+@pytest.mark.parametrize("name", FOUR_PRESETS)
+def test_python_and_numba_forms_play_identical_hands(name):
+    rules = preset(name)
+    keys = stream_keys(12)
+    n = rules.players
+    for python, numba in ((LOWEST_PY, LOWEST_NB), (COUNTER_PY, COUNTER_NB)):
+        assert _equal(play_hands(rules, [python] * n, keys, 0, 120, True),
+                      play_hands(rules, [numba] * n, keys, 0, 120, True)) == []
+        hands, games = play_games(rules, [python] * n, keys, 0, 2, True)
+        numba_hands, numba_games = play_games(rules, [numba] * n, keys, 0, 2, True)
+        assert _equal(hands, numba_hands) == [] and _equal(games, numba_games) == []
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_the_engine_and_the_api_fill_the_view_alike(name):
+    rules = preset(name)
+    keys = stream_keys(13)
+    specs = ([PROBE, "heuristic", PROBE + ":salt=3", "random"])[:rules.players]
+    engine = play_hands(rules, specs, keys, 7, 100, True)  # (numba plug-ins: in the engine)
+    api = game_play.play_hands(rules, plugin_agents(specs), keys, 7, 100, True)
+    assert _equal(engine, api) == []
+    hands, games = play_games(rules, specs, keys, 0, 1, True)
+    api_hands, api_games = game_play.play_games(rules, plugin_agents(specs), keys, 0, 1, True)
+    assert _equal(hands, api_hands) == [] and _equal(games, api_games) == []
+
+
+def test_the_numba_random_reimplementation_reproduces_random():
+    rules = preset("classic", blind_nil=False)
+    keys = stream_keys(14)
+    builtin = calls.play_hands(rules, _strategies(rules, ["random"]), keys, 0, 300, True)
+    assert _equal(builtin, play_hands(rules, [RANDOM_NB] * 4, keys, 0, 300, True)) == []
+
+
+def test_lowest_plugins_replay_cleanly_and_agree(tmp_path, capsys):
+    logs = []
+    for spec in (LOWEST_PY, LOWEST_NB):
+        log = tmp_path / f"{len(logs)}.jsonl"
+        args = ["games", "--games", "2", "--seed", "3", "--rule", "target=150", "--log", str(log),
+                "--strategy", spec, "--json"]
+        assert main(args) == 0
+        logs.append(log.read_text())
+    assert logs[0].replace(LOWEST_PY, "X") == logs[1].replace(LOWEST_NB, "X")
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "1.jsonl")]) == 0
+    assert "error" not in capsys.readouterr().err
+
+
+def test_a_failing_numba_plugin_is_named(plugin_file, tmp_path, capsys):
+    path = tmp_path / "bad_numba.py"
+    path.write_text(
+        "from numba import njit\n"
+        "@njit(cache=True)\n"
+        "def bid(view, params, rng):\n    return 3\n"
+        "@njit(cache=True)\n"
+        "def play(view, params, rng):\n    return 51\n"
+        "class Bad:\n    bid = bid\n    play = play\n")
+    assert main(["simulate", "--hands", "10", "--strategy", f"{path}:Bad"]) == 2
+    err = capsys.readouterr().err
+    assert "the play AS is not legal for seat 1 in hand 0; legal:" in err
+    assert len(err.strip().splitlines()) == 1
