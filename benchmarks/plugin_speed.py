@@ -1,15 +1,19 @@
 """Numba strategy plug-ins against the built-in strategies: warm hands per second on one core.
 
-Four tables of four equal seats, classic rules, independent hands: the built-in ``heuristic``;
+Tables of four equal seats, classic rules, independent hands: the built-in ``heuristic``;
 a numba plug-in that bids 3 and plays its lowest legal card; the built-in ``random`` (with
-``blind_nil_rate=0``); and a numba plug-in that reimplements ``random``'s draws (it plays the
-very same hands as the built-in: the two checksums agree). Like ``spades-sim bench``, each
+``blind_nil_rate=0``); a numba plug-in that reimplements ``random``'s draws (it plays the
+very same hands as the built-in: the two checksums agree); and, through the game-state API,
+the same "bid 3, lowest card" as a Python plug-in and ``examples/strategies/random_python.py``
+(whose checksum agrees with the built-in ``random``'s over the same hands when ``--hands``
+equals ``--python-hands``). Like ``spades-sim bench``, each
 table compiles (or loads) its kernel on a warm-up batch first, then plays its hands in chunks
 into pre-allocated record arrays, each chunk timed on its own: the headline is the fastest
 chunk's rate (a shared machine only ever slows a chunk down), the median and the whole-run
 rate beside it. Appends one JSON line to ``history.jsonl`` (``--no-history`` skips it).
 
-    .venv/bin/python benchmarks/plugin_speed.py [--hands 2000000] [--no-history]
+    .venv/bin/python benchmarks/plugin_speed.py [--hands 2000000] [--python-hands 40000]
+        [--no-history]
 """
 
 from __future__ import annotations
@@ -33,8 +37,12 @@ from spades_sim.core.version import commit
 from spades_sim.core.view import V_LEGAL, rule_slot
 from spades_sim.engine.calls import hands_kernel, kernel_strategies, plugin_tuple
 from spades_sim.engine.plugin import bounded, first_class_quiet, lowest_card, nth_card, popcount
+from spades_sim.game import play as game_play
+from spades_sim.game.agents import PluginAgent
+from spades_sim.game.plugins import agents
 
 HISTORY = Path(__file__).resolve().parent / "history.jsonl"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "strategies"
 CHUNK = 1 << 18
 R_BLIND_NIL = rule_slot("blind_nil")
 
@@ -104,9 +112,41 @@ def measure(rules, strategies, plugins, n_hands: int, seed: int) -> dict:
             "checksum": checksum}
 
 
+class LowestPython:
+    """The Python plug-in of the same logic: bid 3 (classic allows it), play the lowest card."""
+
+    def bid(self, obs):
+        return 3
+
+    def play(self, obs):
+        legal = obs.legal_mask
+        return (legal & -legal).bit_length() - 1
+
+
+def measure_python(rules, agents, n_hands: int, seed: int) -> dict:
+    """Hands per second of a table with Python plug-ins, played through the game-state API
+    (``game/play.py``) in chunks of 2,000 hands, each timed on its own."""
+    keys = stream_keys(seed)
+    rates, seconds, checksum, done = [], 0.0, 0, 0
+    while done < n_hands:
+        count = min(2000, n_hands - done)
+        started = time.perf_counter()
+        out = game_play.play_hands(rules, agents, keys, done, count)
+        elapsed = time.perf_counter() - started
+        seconds += elapsed
+        rates.append(count / elapsed)
+        checksum += int(out.score_delta.sum())
+        done += count
+    return {"hands_per_second": max(rates), "hands_per_second_median": float(np.median(rates)),
+            "hands_per_second_run": n_hands / seconds, "compile_seconds": 0.0,
+            "checksum": checksum}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2_000_000, help="hands per table")
+    parser.add_argument("--python-hands", type=int, default=40_000,
+                        help="hands per table of Python plug-ins")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-history", action="store_true", help="do not append to history")
     args = parser.parse_args()
@@ -127,6 +167,15 @@ def main() -> None:
         print(f"{name:20s} {results[name]['hands_per_second']:12,.0f} hands/s (best chunk), "
               f"{results[name]['hands_per_second_median']:12,.0f} median, "
               f"compile/load {results[name]['compile_seconds']:.1f} s")
+    python_tables = {
+        "python_bid3_lowest": [PluginAgent(LowestPython(), "LowestPython")] * 4,
+        "python_random": agents([f"{EXAMPLES / 'random_python.py'}:RandomPython:"
+                                 "blind_nil_rate=0"] * 4),
+    }
+    for name, table in python_tables.items():
+        results[name] = measure_python(rules, table, args.python_hands, args.seed)
+        print(f"{name:20s} {results[name]['hands_per_second']:12,.0f} hands/s (best chunk), "
+              f"{results[name]['hands_per_second_median']:12,.0f} median")
     ratio = (results["plugin_bid3_lowest"]["hands_per_second"]
              / results["heuristic"]["hands_per_second"])
     same = results["plugin_random"]["checksum"] == results["random"]["checksum"]

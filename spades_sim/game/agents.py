@@ -96,6 +96,7 @@ class PluginAgent:
         self.instance = instance
         self.name = name
         self.fallback = BuiltinAgent(HEURISTIC)
+        self._play = instance.play
         self._methods = {
             PLAY: instance.play,
             BID: instance.bid,
@@ -108,6 +109,11 @@ class PluginAgent:
 
     def act(self, hand: Hand, legal_mask: int) -> int:
         phase = hand.phase
+        if phase == PLAY:  # (the common case, the short way)
+            try:
+                return self._play(Observation(hand, hand.to_act, legal_mask))
+            except Exception as error:
+                raise PluginError(self.name, hand, error) from error
         method = self._methods[phase]
         if method is None:
             return self.fallback.act(hand, legal_mask)

@@ -21,17 +21,19 @@ def play_out(hand: Hand, agents) -> Hand:
     """Play ``hand`` to its end, each seat's decisions by its agent; illegal actions are
     refused with the strategy, hand, seat, action and the legal ones named."""
     while not hand.done:
-        seat = hand.to_act
-        phase = hand.phase
-        if phase == PLAY:
+        agent = agents[hand.to_act]
+        if hand.phase == PLAY:  # (most decisions: the short way)
             legal = hand.legal_card_mask()
-        elif phase == BID:
-            legal = hand.legal_bid_mask()
-        else:
-            legal = 0
-        agent = agents[seat]
+            card = agent.act(hand, legal)
+            if type(card) is not int:
+                card = _checked_int(agent, hand, card)
+            if not (0 <= card < 64 and legal >> card & 1):
+                raise StrategyError(f"strategy {agent.name}: {hand.illegal_message(card)}")
+            hand._play(card)
+            continue
+        legal = hand.legal_bid_mask() if hand.phase == BID else 0
         action = agent.act(hand, legal)
-        if phase in (PLAY, BID):
+        if hand.phase == BID:
             ok = (isinstance(action, (int, np.integer)) and 0 <= action < 64
                   and legal >> int(action) & 1)
         else:
@@ -40,6 +42,12 @@ def play_out(hand: Hand, agents) -> Hand:
             raise StrategyError(f"strategy {agent.name}: {hand.illegal_message(action)}")
         hand._apply(int(action))
     return hand
+
+
+def _checked_int(agent, hand: Hand, action) -> int:
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    raise StrategyError(f"strategy {agent.name}: {hand.illegal_message(action)}")
 
 
 def _record(out: schema.HandArrays, row: int, hand: Hand, hand_id: int, game_id: int,

@@ -39,7 +39,6 @@ from ..core.errors import StrategyError
 from ..core.rules import Rules
 from ..core.scoring import score_hand
 from ..core.seeding import search_key, stream_keys
-from ..core.tricks import beats
 from ..reference.stream import Stream
 
 KEEP, BLIND, BID, BUMP, PASS, PLAY, OVER = "keep", "blind", "bid", "bump", "pass", "play", "over"
@@ -380,28 +379,33 @@ class Hand:
         seat = self.to_act
         hand = self.hands[seat]
         bit = 1 << card
-        position = len(self.trick)
-        if card >= 39:  # a trump: does it break spades?
-            if position == 0:
-                if self.rules.broken_by_forced_lead and not hand & NON_TRUMP_MASK:
-                    self.spades_broken = True
-            elif self.led_suit != 3:
-                self.spades_broken = True
-        if self.led_suit is not None and not hand & _SUIT_MASKS[self.led_suit]:
-            self.voids |= 1 << (4 * seat + self.led_suit)
+        trick = self.trick
+        led_suit = self.led_suit
+        if led_suit is None:  # the lead
+            if card >= 39 and self.rules.broken_by_forced_lead and not hand & NON_TRUMP_MASK:
+                self.spades_broken = True  # a trump led from an all-trump hand
+            self.led_suit = 3 if card >= 52 else card // 13
+            self.winning_card, self.winning_seat = card, seat
+        else:
+            if not hand & _SUIT_MASKS[led_suit]:
+                self.voids |= 1 << (4 * seat + led_suit)
+                if card >= 39 and led_suit != 3:
+                    self.spades_broken = True  # a trump played on another suit's lead
+            best = self.winning_card
+            if card >= 39:  # (beats(), inlined: a trump beats non-trumps and lower trumps)
+                wins = best < 39 or card > best
+            else:
+                wins = best < 39 and card // 13 == best // 13 and card > best
+            if wins:
+                self.winning_card, self.winning_seat = card, seat
         self.hands[seat] = hand & ~bit
         self.played_mask |= bit
         self.played_by[seat] |= bit
         self.plays.append((seat, card))
-        self.trick.append((seat, card))
-        if position == 0:
-            self.led_suit = 3 if card >= 52 else card // 13
-            self.winning_card, self.winning_seat = card, seat
-        elif beats(card, self.winning_card):
-            self.winning_card, self.winning_seat = card, seat
+        trick.append((seat, card))
         players = self.rules.players
-        if len(self.trick) < players:
-            self.to_act = (seat + 1) % players
+        if len(trick) < players:
+            self.to_act = seat + 1 if seat + 1 < players else 0
             return
         winner = self.winning_seat
         self.tricks[winner] += 1
