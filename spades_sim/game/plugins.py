@@ -50,7 +50,9 @@ class Plugin:
         """A numba plug-in's parameter vector: its declared defaults, then the spec's values."""
         values = dict(getattr(self.cls, "params", {}) or {})
         values.update(self.strategy.params)
-        return np.array([float(value) for value in values.values()], dtype=np.float64)
+        vector = np.zeros(N_PARAMS, dtype=np.float64)  # zero-padded, as the engine passes it
+        vector[:len(values)] = [float(value) for value in values.values()]
+        return vector
 
 
 _MODULES: dict[str, object] = {}
