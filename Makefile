@@ -27,7 +27,7 @@ reports: setup
 	$(BIN)/spades-sim run experiments/bidding.toml --jobs 2 --quiet
 
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=15
 
 lint: setup
 	$(BIN)/ruff check spades_sim tests

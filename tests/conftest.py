@@ -1,10 +1,41 @@
-"""Shared fixtures. Kernels compile once per session (and load from numba's cache after)."""
+"""Shared fixtures. Kernels compile once per session (and load from numba's cache after); the
+large ones compile in parallel at the start (``prewarm.py``)."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spades_sim.core.rules import preset
 from spades_sim.engine.scoring import score_hand_nb
+
+
+def pytest_sessionstart(session):
+    """Compile the large kernels in parallel processes (``prewarm.py``) before any test runs;
+    ``SPADES_SIM_NO_PREWARM=1`` skips it. A group that fails here fails again, with its
+    message, in the tests that use it."""
+    if os.environ.get("SPADES_SIM_NO_PREWARM"):
+        return
+    from prewarm import GROUPS
+
+    script = Path(__file__).resolve().parent / "prewarm.py"
+    pending = list(GROUPS)
+    running = []
+    started = time.perf_counter()
+    while pending or running:
+        while pending and len(running) < max(os.cpu_count() or 1, 1):
+            running.append(subprocess.Popen([sys.executable, str(script), pending.pop(0)],
+                                            stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL))
+        running[0].wait()
+        running = [process for process in running if process.poll() is None]
+    elapsed = time.perf_counter() - started
+    if elapsed > 10:
+        print(f"\nkernels compiled in parallel before the tests: {elapsed:.0f} s")
 
 
 def engine_score(rules, bids, blind, tricks, bags_before):

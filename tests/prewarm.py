@@ -1,0 +1,45 @@
+"""Compile the engine's large kernels in parallel before the tests start.
+
+Each copy of the hand loop takes one to three minutes to compile on a cold cache, one after
+another when the tests reach them. ``conftest.py`` runs each group below in its own process at
+the start of the session, as many at once as there are cores; the processes fill numba's disk
+cache, and the tests then load the kernels from it (on a warm cache each group takes a few
+seconds). ``python tests/prewarm.py GROUP`` runs one group.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from spades_sim.core.rules import preset
+from spades_sim.core.seeding import stream_keys
+from spades_sim.core.strategies import make_strategy
+from spades_sim.engine import calls
+
+PLUGINS = Path(__file__).resolve().parent / "plugins"
+RULES = preset("classic", max_hands=1)
+KEYS = stream_keys(0)
+
+
+def hands():
+    """The hand loop of built-in strategies (independent hands and games share it)."""
+    calls.play_hands(RULES, [make_strategy("random")] * 4, KEYS, 0, 1)
+
+
+def search():
+    """The hand loop with the search player's bookkeeping (``mc`` seats)."""
+    calls.play_hands(RULES, [make_strategy("mc", samples=1)] * 4, KEYS, 0, 1)
+
+
+def plugins():
+    """The hand loop that calls numba plug-ins."""
+    from spades_sim.game.dispatch import play_hands
+
+    play_hands(RULES, [f"{PLUGINS / 'lowest.py'}:LowestNumba"] * 4, KEYS, 0, 1)
+
+
+GROUPS = {"hands": hands, "search": search, "plugins": plugins}
+
+if __name__ == "__main__":
+    GROUPS[sys.argv[1]]()
