@@ -98,28 +98,23 @@ def _top_run(mine, live):
 
 @njit(_I64(_ARR, _I64, _I64, _I64), cache=True)
 def _sure_later_nb(hands, players, side_mask, union):
-    """Tricks a side takes whoever leads: a card of the side's run of top trumps wins the
-    trick it is played to (or a partner's higher card does), and so does a card of its run of
-    top cards in another suit when no other seat holds a trump. One seat's cards fall in
-    different tricks, so the largest count of one seat is a lower bound."""
+    """Tricks a side takes whoever leads: a card of the side's run of top trumps wins the trick
+    it is played to (or a partner's higher trump does). One seat's cards fall in different
+    tricks, so the largest count of one seat is a lower bound. (A top card of another suit
+    can be thrown on a trick of a third suit, so it counts only for the leader: see the quick
+    tricks.)"""
     side_cards = 0
-    other_cards = 0
     for seat in range(players):
         if (side_mask >> seat) & 1:
             side_cards |= hands[seat]
-        else:
-            other_cards |= hands[seat]
     runs = 0
-    for suit in range(4):
-        if suit < 3 and (other_cards & TRUMP_MASK) != 0:
-            continue
-        live = union & _suit_mask(suit)
-        while live != 0:
-            top = highest_card(live)
-            if ((side_cards >> top) & 1) == 0:
-                break
-            runs |= 1 << top
-            live ^= 1 << top
+    live = union & TRUMP_MASK
+    while live != 0:
+        top = highest_card(live)
+        if ((side_cards >> top) & 1) == 0:
+            break
+        runs |= 1 << top
+        live ^= 1 << top
     best = 0
     for seat in range(players):
         if (side_mask >> seat) & 1:
