@@ -1,0 +1,850 @@
+"""Exact double-dummy solver for Spades: every hand seen, every seat playing perfectly.
+
+The search
+----------
+``_search_nb`` answers one yes/no question ("can the maximising side take at least ``target``
+of the remaining tricks?") by alpha-beta over single cards, the whole null window at once; the
+drivers (``_value_nb``) ask a short sequence of such questions, starting from a guess, to find
+the exact count (MTD-f style). What makes it fast:
+
+- **Equivalent cards**: two cards of one hand and one suit with no card of another hand (or of
+  the trick on the table) between them win and lose the same tricks; one of each run is tried.
+- **Transposition table** at trick boundaries only, keyed exactly (no hash collisions) by the
+  *relative ranks*: for each suit, the owner of every card still held, in rank order, so
+  positions that differ only in which small cards are gone share an entry; plus the leader, the
+  broken flag (where the rules read it) and the maximising side. An entry holds a lower and an
+  upper bound on the maximising side's remaining tricks. The table is a preallocated array
+  (open addressing, four probes) that a stamp empties in O(1) between deals; the stamp stays
+  when the next deal is the same one (another leader), so the bounds carry over.
+- **Quick tricks** before a trick-boundary search: the leader's run of top trumps (when trumps
+  may be led) and, when the other side holds no trump, the runs of top cards of every suit,
+  are sure tricks; they answer many questions without a search.
+- **Move ordering**: sure winners and leads to partner's top cards first; followers win as
+  cheaply as possible when the other side is winning, and play low when their own side is.
+
+Rules: the standard and jokers decks (trumps are the spades and jokers, bits 39..53), every
+``spades_lead`` mode with ``broken_by_forced_lead`` (the position carries the broken flag),
+the two-of-clubs opening at trick 0, 2, 3 or 4 players. With 4 players in partnership the
+maximising side is a team; otherwise one seat plays against all the others.
+
+Nil safety (``_search_nb`` with a nil seat in ``ctx``) is the same search with another end:
+the nil side (the bidder, and its partner in partnership games) fails as soon as the bidder
+wins a trick and succeeds when the hand ends first.
+
+Every compiled function has an explicit signature, so one compiled solver serves every rule
+variant (rules are the :class:`~spades_sim.core.rules.KernelRules` tuple, as in the rest of
+the engine).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from ..core.cards import SUITS, parse_card
+from ..core.errors import SpadesError
+from ..core.rules import KernelRules, Rules
+from ..core.tricks import breaks_spades, legal_cards
+from .bits import TRUMP_MASK, highest_card, lowest_card, popcount, wrap_seat_nb
+from .layout import (
+    FIRST_LEADER_TWO_OF_CLUBS,
+    SPADES_LEAD_BROKEN,
+)
+from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
+
+_I64, _BOOL = types.int64, types.boolean
+_RULES = types.NamedUniTuple(types.int64, len(KernelRules._fields), KernelRules)
+_ARR = types.int64[::1]
+_ARR2 = types.int64[:, ::1]
+
+# ctx slots (an int64 array shared by the whole search).
+CTX_STAMP = 0  # the current deal's stamp in the transposition table
+CTX_MAX = 1  # bit per seat: the maximising side (the nil side in a nil search)
+CTX_NIL = 2  # the nil bidder's seat in a nil search, else -1
+CTX_NODES = 3  # nodes searched (a counter for benchmarks)
+CTX_SIZE = 8
+
+TT_BITS = 20  # 2**20 entries of three int64: 24 MiB
+MOVE_ROWS = 72  # one row per ply: at most 17 tricks of 4 cards
+MOVE_COLS = 40  # up to 20 candidate cards, then their ordering scores
+_PROBES = 4
+_NON_TRUMP = (1 << 39) - 1
+
+
+@njit(cache=True, inline="always")
+def _suit_mask(suit):
+    """All the cards of suit 0..3; the trump suit includes both jokers."""
+    return (0x7FFF if suit == 3 else 0x1FFF) << (13 * suit)
+
+
+@njit(cache=True, inline="always")
+def _between(low, high):
+    """Bits strictly between card ``low`` and card ``high`` (``low < high``)."""
+    return ((1 << high) - 1) & ~((2 << low) - 1)
+
+
+@njit(cache=True, inline="always")
+def _top_run(mine, live):
+    """How many of the highest cards of ``live`` belong to ``mine``, counted from the top."""
+    count = 0
+    while live != 0:
+        top = highest_card(live)
+        if ((mine >> top) & 1) == 0:
+            break
+        count += 1
+        live ^= 1 << top
+    return count
+
+
+@njit(_I64(_ARR, _I64, _I64, _I64), cache=True)
+def _sure_later_nb(hands, players, side_mask, union):
+    """Tricks a side takes whoever leads: a card of the side's run of top trumps wins the trick
+    it is played to (or a partner's higher trump does). One seat's cards fall in different
+    tricks, so the largest count of one seat is a lower bound. (A top card of another suit
+    can be thrown on a trick of a third suit, so it counts only for the leader: see the quick
+    tricks.)"""
+    side_cards = 0
+    for seat in range(players):
+        if (side_mask >> seat) & 1:
+            side_cards |= hands[seat]
+    runs = 0
+    live = union & TRUMP_MASK
+    while live != 0:
+        top = highest_card(live)
+        if ((side_cards >> top) & 1) == 0:
+            break
+        runs |= 1 << top
+        live ^= 1 << top
+    best = 0
+    for seat in range(players):
+        if (side_mask >> seat) & 1:
+            count = popcount(hands[seat] & runs)
+            if count > best:
+                best = count
+    return best
+
+
+@njit(_I64(_ARR, _I64, _I64), cache=True)
+def _suit_code_nb(hands, live, suit):
+    """The owners of the live cards of a suit in rank order, two bits each, after a leading 1."""
+    cards = live & _suit_mask(suit)
+    value = 1
+    h1, h2, h3 = hands[1], hands[2], hands[3]
+    while cards != 0:
+        card = lowest_card(cards)
+        cards &= cards - 1
+        owner = ((h1 >> card) & 1) | (((h2 >> card) & 1) << 1) | (((h3 >> card) & 1) * 3)
+        value = (value << 2) | owner
+    return value
+
+
+@njit(cache=True, inline="always")
+def _tt_index(key1, key2, mask):
+    mixed = key1 * -7046029254386353131 + key2 * -4417276706812531889
+    return (mixed ^ (mixed >> 31)) & mask
+
+
+@njit(_BOOL(_RULES, _ARR, _ARR, _ARR2, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64,
+            _I64), cache=True)
+def _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
+            on_table, maximizing, nil_seat):
+    """Fill ``moves[ply]``: one card of each run of equivalent legal cards, best first (row
+    ``ply`` holds the count at column 39, the cards from column 0, their scores from 20)."""
+    players = rules.players
+    max_mask = ctx[CTX_MAX]
+    side_mask = max_mask if maximizing else ((1 << players) - 1) & ~max_mask
+    union = hands[0] | hands[1] | hands[2] | hands[3]
+    hand = hands[seat]
+    blockers = (union & ~hand) | on_table
+    partners = 0
+    opponents = 0
+    for other in range(players):
+        if other == seat:
+            continue
+        if (side_mask >> other) & 1:
+            partners |= hands[other]
+        else:
+            opponents |= hands[other]
+    # Opponents who play after this seat in this trick (for followers' "sure winner" test).
+    later = 0
+    for step in range(pos + 1, players):
+        other = wrap_seat_nb(seat + step - pos, players)
+        if ((side_mask >> other) & 1) == 0:
+            later |= hands[other]
+    own_winning = pos > 0 and ((side_mask >> win_seat) & 1) == 1
+    last = pos == players - 1
+    count = 0
+    for suit in range(4):
+        cards = legal & _suit_mask(suit)
+        if cards == 0:
+            continue
+        suit_live = union & _suit_mask(suit)
+        top_live = highest_card(suit_live)
+        previous = -1
+        while cards != 0:
+            card = highest_card(cards)
+            cards ^= 1 << card
+            if previous >= 0 and (blockers & _between(card, previous)) == 0:
+                previous = card
+                continue
+            previous = card
+            rank = card - 13 * suit
+            if nil_seat >= 0:
+                if pos == 0:
+                    wins = False
+                else:
+                    wins = card_strength_nb(card, led_mask) > win_strength
+                if seat == nil_seat:
+                    score = rank - (40 if wins else 0) if pos > 0 else -rank
+                elif maximizing:
+                    score = rank
+                else:
+                    score = -rank
+            elif pos == 0:
+                if card == top_live:
+                    ruffable = False
+                    if suit != 3:
+                        for other in range(players):
+                            if other != seat and ((side_mask >> other) & 1) == 0:
+                                held = hands[other]
+                                if (held & _suit_mask(suit)) == 0 and (held & TRUMP_MASK) != 0:
+                                    ruffable = True
+                    score = 30 if ruffable else 100
+                elif (partners >> top_live) & 1:
+                    score = 60 - rank
+                else:
+                    score = 20 - rank
+                    if suit == 3:
+                        score -= 8
+            else:
+                wins = card_strength_nb(card, led_mask) > win_strength
+                if own_winning:
+                    score = -rank - (40 if wins else 0)
+                    if card >= 39 and (led_mask & TRUMP_MASK) == 0:
+                        score -= 20
+                elif wins:
+                    if last:
+                        score = 100 - rank
+                    else:
+                        if card >= 39:
+                            beaten = (later & TRUMP_MASK) >> (card + 1) != 0
+                        else:
+                            beaten = ((later & _suit_mask(suit)) >> (card + 1)) != 0
+                            if not beaten:
+                                # A later opponent void in the suit with trumps can ruff.
+                                for step in range(pos + 1, players):
+                                    other = wrap_seat_nb(seat + step - pos, players)
+                                    if ((side_mask >> other) & 1) == 0:
+                                        held = hands[other]
+                                        if (held & _suit_mask(suit)) == 0 and \
+                                                (held & TRUMP_MASK) != 0:
+                                            beaten = True
+                        score = (90 if not beaten else 60) - rank
+                else:
+                    score = -rank
+                    if card >= 39:
+                        score -= 20
+            # Insert by score, best first (stable: equal scores keep the order met).
+            at = count
+            while at > 0 and moves[ply, 20 + at - 1] < score:
+                moves[ply, at] = moves[ply, at - 1]
+                moves[ply, 20 + at] = moves[ply, 20 + at - 1]
+                at -= 1
+            moves[ply, at] = card
+            moves[ply, 20 + at] = score
+            count += 1
+    moves[ply, 39] = count
+    return True
+
+
+@njit(_BOOL(_RULES, _ARR, _ARR, _ARR2, _ARR2, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64,
+            _I64), cache=True)
+def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask, win_strength,
+               win_seat, on_table, target):
+    """Whether the maximising side (``ctx[CTX_MAX]``) can take at least ``target`` of the
+    remaining tricks (the current one included), or, in a nil search (``ctx[CTX_NIL] >= 0``),
+    whether the nil side can keep the bidder from winning any trick.
+
+    ``hands`` (int64[4], changed and restored in place) are the holdings; ``pos`` cards of trick
+    ``tidx`` are down (``on_table``), led by ``leader``, with the led suit's mask, the winning
+    strength (``card_strength_nb``) and seat so far; ``broken`` is whether spades are broken.
+    """
+    players = rules.players
+    max_mask = ctx[CTX_MAX]
+    nil_seat = ctx[CTX_NIL]
+    ctx[CTX_NODES] += 1
+    # Run-time zeros: literal arguments in the recursive calls would make numba type (and
+    # mangle) the self-call as another specialisation, which a cached load cannot resolve.
+    zero = ctx[CTX_SIZE - 1]
+    none = zero - 1
+    key1 = 0
+    key2 = 0
+    slot = -1
+    lower = 0
+    upper = 0
+    if pos == 0:
+        remaining = rules.hand_size - tidx
+        if nil_seat < 0:
+            if target <= 0:
+                return True
+            if target > remaining:
+                return False
+        elif remaining == 0:
+            return True
+        union = hands[0] | hands[1] | hands[2] | hands[3]
+        leader_max = (max_mask >> leader) & 1
+        # Quick tricks of the side on lead.
+        if nil_seat < 0 and not (rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0):
+            lead_hand = hands[leader]
+            opponents = 0
+            for other in range(players):
+                if ((max_mask >> other) & 1) != leader_max:
+                    opponents |= hands[other]
+            sure = 0
+            if lead_mask_nb(rules, lead_hand, broken, tidx) & TRUMP_MASK:
+                sure = _top_run(lead_hand & TRUMP_MASK, union & TRUMP_MASK)
+            if opponents & TRUMP_MASK == 0:
+                for suit in range(3):
+                    sure += _top_run(lead_hand & _suit_mask(suit), union & _suit_mask(suit))
+            if leader_max:
+                if sure >= target:
+                    return True
+            elif remaining - sure < target:
+                return False
+        if nil_seat < 0:
+            if _sure_later_nb(hands, players, max_mask, union) >= target:
+                return True
+            others = ((1 << players) - 1) & ~max_mask
+            if remaining - _sure_later_nb(hands, players, others, union) < target:
+                return False
+        # Transposition table.
+        key_broken = broken if rules.spades_lead == SPADES_LEAD_BROKEN else 0
+        key1 = (_suit_code_nb(hands, union, 0) << 32) | _suit_code_nb(hands, union, 1) \
+            | (max_mask << 59)
+        key2 = (_suit_code_nb(hands, union, 2) << 32) | _suit_code_nb(hands, union, 3) \
+            | (leader << 59) | (key_broken << 61)
+        mask = tt.shape[0] - 1
+        base = _tt_index(key1, key2, mask)
+        stamp = ctx[CTX_STAMP]
+        lower = 0
+        upper = remaining if nil_seat < 0 else 1
+        for probe in range(_PROBES):
+            index = (base + probe) & mask
+            info = tt[index, 2]
+            if (info >> 16) != stamp:
+                if slot < 0:
+                    slot = index
+                continue
+            if tt[index, 0] == key1 and tt[index, 1] == key2:
+                slot = index
+                lower = (info >> 8) & 0xFF
+                upper = info & 0xFF
+                if lower >= target:
+                    return True
+                if upper < target:
+                    return False
+                break
+        if slot < 0:
+            slot = (base + (key2 & 3)) & mask
+    seat = wrap_seat_nb(leader + pos, players)
+    hand = hands[seat]
+    if pos == 0:
+        if rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0:
+            legal = hand & 1
+        else:
+            legal = lead_mask_nb(rules, hand, broken, tidx)
+    else:
+        legal = follow_mask_nb(hand, led_mask)
+    maximizing = (max_mask >> seat) & 1
+    ply = tidx * players + pos
+    _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
+            on_table, maximizing, nil_seat)
+    count = moves[ply, 39]
+    result = maximizing == 0
+    for i in range(count):
+        card = moves[ply, i]
+        bit = 1 << card
+        hands[seat] = hand ^ bit
+        if pos == 0:
+            new_led = suit_mask_of_card_nb(card)
+            new_broken = broken | int((card >= 39) & ((hand & _NON_TRUMP) == 0)
+                                      & (rules.broken_by_forced_lead != 0))
+            strength = card_strength_nb(card, new_led)
+            new_seat = seat
+        else:
+            new_led = led_mask
+            new_broken = broken | int((card >= 39) & ((led_mask & TRUMP_MASK) == 0))
+            strength = card_strength_nb(card, led_mask)
+            new_seat = win_seat
+            if strength > win_strength:
+                new_seat = seat
+            else:
+                strength = win_strength
+        if pos == players - 1:
+            if nil_seat >= 0:
+                if new_seat == nil_seat:
+                    answer = False
+                else:
+                    answer = _search_nb(rules, hands, ctx, tt, moves, zero, new_seat, new_broken,
+                                        tidx + 1, zero, none, none, zero, target)
+            else:
+                answer = _search_nb(rules, hands, ctx, tt, moves, zero, new_seat, new_broken,
+                                    tidx + 1, zero, none, none, zero,
+                                    target - ((max_mask >> new_seat) & 1))
+        else:
+            answer = _search_nb(rules, hands, ctx, tt, moves, pos + 1, leader, new_broken, tidx,
+                                new_led, strength, new_seat, on_table | bit, target)
+        hands[seat] = hand
+        if maximizing:
+            if answer:
+                result = True
+                break
+        elif not answer:
+            result = False
+            break
+    if pos == 0:
+        if result:
+            lower = max(lower, target)
+        else:
+            upper = min(upper, target - 1)
+        tt[slot, 0] = key1
+        tt[slot, 1] = key2
+        tt[slot, 2] = (ctx[CTX_STAMP] << 16) | (lower << 8) | upper
+    return result
+
+
+@njit(_I64(_RULES, _ARR, _ARR, _ARR2, _ARR2, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64,
+           _I64), cache=True)
+def _value_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask, win_strength,
+              win_seat, on_table, guess):
+    """The maximising side's remaining tricks (the current trick included): null-window
+    questions from ``guess`` up or down until the answer is pinned."""
+    low = 0
+    high = rules.hand_size - tidx
+    probe = guess
+    while low < high:
+        target = min(max(probe, low + 1), high)
+        if _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask,
+                      win_strength, win_seat, on_table, target):
+            low = target
+            probe = target + 1
+        else:
+            high = target - 1
+            probe = target - 1
+    return low
+
+
+@njit(_I64(_RULES, _ARR, _I64, _I64), cache=True)
+def _guess_nb(rules, hands, max_mask, remaining):
+    """A first guess at the maximising side's tricks: its share of the high-card points (A 4,
+    K 3, Q 2, J 1, jokers 5 and 6), trumps counting one more each."""
+    mine = 0
+    total = 0
+    for seat in range(rules.players):
+        cards = hands[seat]
+        points = 0
+        while cards != 0:
+            card = lowest_card(cards)
+            cards &= cards - 1
+            rank = card - 39 if card >= 39 else card % 13
+            points += max(rank - 8, 0) + (1 if card >= 39 else 0)
+        total += points
+        if (max_mask >> seat) & 1:
+            mine += points
+    if total == 0:
+        return remaining // 2
+    return (2 * remaining * mine + total) // (2 * total)
+
+
+@njit(types.void(_RULES, _ARR2, _ARR, _I64, _ARR2, _ARR, _ARR2, _ARR2), cache=True)
+def solve_deals_nb(rules, deals, leaders, broken, out, ctx, tt, moves):
+    """Solve deals from a trick boundary: ``out[i]`` gets the remaining tricks of each side
+    (partnership) or each seat (individual play, one search per seat).
+
+    ``deals`` is int64[n, 4] (bitboards, every seat of a row holding as many cards; seats beyond
+    ``players`` hold 0): a full deal starts at trick 0, a smaller one at the trick its card
+    count implies. ``leaders`` is int64[n]; ``broken`` whether spades are broken (all rows).
+    Consecutive rows with the same deal (other leaders) keep the transposition table.
+    """
+    players = rules.players
+    hands = np.zeros(4, dtype=np.int64)
+    previous = np.zeros(4, dtype=np.int64)
+    zero = ctx[CTX_SIZE - 1]
+    none = zero - 1
+    for i in range(deals.shape[0]):
+        same = i > 0
+        for seat in range(4):
+            hands[seat] = deals[i, seat]
+            if i > 0 and deals[i - 1, seat] != hands[seat]:
+                same = False
+        if not same:
+            ctx[CTX_STAMP] += 1
+        ctx[CTX_NIL] = -1
+        remaining = popcount(hands[0])
+        tidx = rules.hand_size - remaining
+        if rules.partnership:
+            ctx[CTX_MAX] = 0b0101
+            guess = previous[0] if same else _guess_nb(rules, hands, 0b0101, remaining)
+            value = _value_nb(rules, hands, ctx, tt, moves, zero, leaders[i], broken, tidx, zero,
+                              none, none, zero, guess)
+            out[i, 0] = value
+            out[i, 1] = remaining - value
+            previous[0] = value
+        else:
+            for seat in range(players):
+                ctx[CTX_MAX] = 1 << seat
+                guess = previous[seat] if same else _guess_nb(rules, hands, 1 << seat, remaining)
+                value = _value_nb(rules, hands, ctx, tt, moves, zero, leaders[i], broken, tidx,
+                                  zero, none, none, zero, guess)
+                out[i, seat] = value
+                previous[seat] = value
+
+
+# -- the Python side ----------------------------------------------------------------------------
+
+_STATE: dict = {}
+
+
+def _buffers():
+    """The solver's preallocated transposition table, move rows and context (made once)."""
+    if not _STATE:
+        ctx = np.zeros(CTX_SIZE, dtype=np.int64)
+        ctx[CTX_NIL] = -1
+        _STATE["ctx"] = ctx
+        _STATE["tt"] = np.zeros((1 << TT_BITS, 3), dtype=np.int64)
+        _STATE["moves"] = np.zeros((MOVE_ROWS, MOVE_COLS), dtype=np.int64)
+    return _STATE["ctx"], _STATE["tt"], _STATE["moves"]
+
+
+def _kernel_rules(rules):
+    if isinstance(rules, Rules):
+        return rules, rules.kernel_tuple()
+    raise SpadesError(f"rules must be a Rules value (see spades_sim.core.rules.preset), "
+                      f"not {type(rules).__name__}")
+
+
+def _card(value, where: str) -> int:
+    if isinstance(value, str):
+        return parse_card(value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) \
+            and 0 <= int(value) <= 53:
+        return int(value)
+    raise SpadesError(f"{where}: {value!r} is not a card (an index 0..53 or a text like 'AS')")
+
+
+def _mask(holding, where: str) -> int:
+    """A holding given as a bitboard int or as an iterable of cards (indices or texts)."""
+    if isinstance(holding, (int, np.integer)) and not isinstance(holding, bool):
+        value = int(holding)
+        if value < 0 or value >> 54:
+            raise SpadesError(f"{where}: bitboard {value} has bits outside 0..53")
+        return value
+    if isinstance(holding, str):
+        holding = holding.split()
+    mask = 0
+    for item in holding:
+        card = _card(item, where)
+        if (mask >> card) & 1:
+            raise SpadesError(f"{where}: card {item!r} is listed twice")
+        mask |= 1 << card
+    return mask
+
+
+def _position(rules: Rules, hands, leader, trick, trick_index, spades_broken):
+    """Check a position and turn it into the search's arguments; SpadesError names the fault."""
+    players = rules.players
+    if len(hands) != players:
+        raise SpadesError(f"hands: {len(hands)} hands given; these rules have {players} players")
+    masks = [_mask(h, f"hands[{s}]") for s, h in enumerate(hands)]
+    if isinstance(leader, bool) or not isinstance(leader, (int, np.integer)) \
+            or not 0 <= leader < players:
+        raise SpadesError(f"leader: {leader!r} is not a seat 0..{players - 1}")
+    leader = int(leader)
+    if isinstance(trick_index, bool) or not isinstance(trick_index, (int, np.integer)) \
+            or not 0 <= trick_index <= rules.hand_size:
+        raise SpadesError(f"trick_index: {trick_index!r} is not 0..{rules.hand_size}")
+    trick_index = int(trick_index)
+    cards = []
+    for position, item in enumerate(trick):
+        if isinstance(item, tuple):
+            if len(item) != 2:
+                raise SpadesError(f"trick[{position}]: {item!r} is not a (seat, card) pair")
+            seat, item = item
+            if seat != (leader + position) % players:
+                raise SpadesError(f"trick[{position}]: seat {seat!r} does not play "
+                                  f"{position + 1}th after leader {leader}")
+        cards.append(_card(item, f"trick[{position}]"))
+    if len(cards) >= players:
+        raise SpadesError(f"trick: {len(cards)} cards is a whole trick; pass the position after "
+                          f"it (the winner leads, trick_index + 1)")
+    if cards and trick_index == rules.hand_size:
+        raise SpadesError("trick: no trick is left to play after the last one")
+    seen = 0
+    for seat, mask in enumerate(masks):
+        if mask & ~rules.deck_mask:
+            outside = [c for c in range(54) if (mask & ~rules.deck_mask) >> c & 1]
+            raise SpadesError(f"hands[{seat}]: card {outside[0]} is not in this deck")
+        if seen & mask:
+            both = (seen & mask).bit_length() - 1
+            raise SpadesError(f"hands[{seat}]: card {_text(both)} is in two hands")
+        seen |= mask
+    for position, card in enumerate(cards):
+        if not (rules.deck_mask >> card) & 1:
+            raise SpadesError(f"trick[{position}]: card {card} is not in this deck")
+        if (seen >> card) & 1:
+            raise SpadesError(f"trick[{position}]: card {_text(card)} is also in a hand")
+        seen |= 1 << card
+    remaining = rules.hand_size - trick_index
+    for seat, mask in enumerate(masks):
+        played = (seat - leader) % players < len(cards)
+        want = remaining - (1 if played else 0)
+        have = bin(mask).count("1")
+        if have != want:
+            raise SpadesError(f"hands[{seat}]: holds {have} cards; at trick {trick_index} with "
+                              f"{len(cards)} card(s) on the table it should hold {want}")
+    # Replay the trick's cards: legality, the broken flag, the winner so far.
+    broken = bool(spades_broken)
+    led_suit = None
+    on_table = 0
+    led_mask = 0
+    win_strength, win_seat = -1, -1
+    for position, card in enumerate(cards):
+        seat = (leader + position) % players
+        before = masks[seat] | (1 << card)
+        if not (legal_cards(rules, before, led_suit, broken, trick_index) >> card) & 1:
+            raise SpadesError(f"trick[{position}]: {_text(card)} is not a legal play for seat "
+                              f"{seat} here")
+        broken = broken or breaks_spades(rules, card, position, led_suit, before)
+        if position == 0:
+            led_suit = 3 if card >= 39 else card // 13
+            led_mask = int(card_mask_of_suit(led_suit))
+        strength = card + 128 if card >= 39 else (card + 64 if (led_mask >> card) & 1 else 0)
+        if strength > win_strength:
+            win_strength, win_seat = strength, seat
+        on_table |= 1 << card
+    if not cards and remaining > 0 and rules.first_leader == "two_of_clubs" \
+            and trick_index == 0 and not masks[leader] & 1:
+        raise SpadesError(f"leader: seat {leader} must lead 2C to the first trick (two_of_clubs) "
+                          f"but does not hold it")
+    full = np.zeros(4, dtype=np.int64)
+    full[:players] = masks
+    return full, (len(cards), leader, int(broken), trick_index, led_mask, win_strength, win_seat,
+                  on_table)
+
+
+def card_mask_of_suit(suit: int) -> int:
+    """All the cards of a suit 0..3 (the trumps with both jokers for suit 3)."""
+    return (0x7FFF if suit == 3 else 0x1FFF) << (13 * suit)
+
+
+def _text(card: int) -> str:
+    if card >= 52:
+        return "LJ" if card == 52 else "BJ"
+    return "23456789TJQKA"[card % 13] + SUITS[card // 13]
+
+
+def _run_value(kernel, hands, state, max_mask):
+    ctx, tt, moves = _buffers()
+    ctx[CTX_STAMP] += 1
+    ctx[CTX_MAX] = max_mask
+    ctx[CTX_NIL] = -1
+    pos, leader, broken, tidx, led_mask, win_strength, win_seat, on_table = state
+    remaining = kernel.hand_size - tidx
+    guess = int(_guess_nb(kernel, hands, max_mask, remaining))
+    return int(_value_nb(kernel, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask,
+                         win_strength, win_seat, on_table, guess))
+
+
+def solve_seat(rules: Rules, hands, leader: int, seat: int, *, trick=(), trick_index: int = 0,
+               spades_broken: bool = False) -> int:
+    """Tricks ``seat``'s side takes from a position on, all sides playing double dummy.
+
+    Parameters
+    ----------
+    rules : Rules
+        The rule variant.
+    hands : sequence
+        One holding per seat (``rules.players`` of them): a bitboard int or an iterable of cards
+        (indices or texts such as ``"AS"``). The cards still held, after any card on the table.
+    leader : int
+        The seat that leads the current trick (that led it, when ``trick`` holds cards).
+    seat : int
+        The seat whose tricks are counted. In partnership play its team's; otherwise the seat
+        plays alone against all the others, who play to minimise its tricks.
+    trick : sequence, optional
+        The cards of the current trick already played, in play order from ``leader``: cards, or
+        ``(seat, card)`` pairs.
+    trick_index : int, optional
+        0-based index of the current trick.
+    spades_broken : bool, optional
+        Whether spades were broken before the current trick's first card.
+
+    Returns
+    -------
+    int
+        The side's tricks from here on, the current trick included.
+
+    Raises
+    ------
+    SpadesError
+        A bad position (wrong card counts, a card in two places, an illegal card on the table).
+    """
+    rules, kernel = _kernel_rules(rules)
+    hands, state = _position(rules, hands, leader, trick, trick_index, spades_broken)
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) \
+            or not 0 <= seat < rules.players:
+        raise SpadesError(f"seat: {seat!r} is not a seat 0..{rules.players - 1}")
+    if rules.partnership:
+        max_mask = 0b0101 << (seat % 2)
+    else:
+        max_mask = 1 << int(seat)
+    return _run_value(kernel, hands, state, max_mask)
+
+
+def solve(rules: Rules, hands, leader: int, *, trick=(), trick_index: int = 0,
+          spades_broken: bool = False) -> list[int]:
+    """Double-dummy tricks from a position on: per team in partnership play, else per seat.
+
+    Parameters
+    ----------
+    rules, hands, leader, trick, trick_index, spades_broken
+        As for :func:`solve_seat`.
+
+    Returns
+    -------
+    list of int
+        Partnership: ``[team 0, team 1]`` (they add up to the tricks left, the current one
+        included). Otherwise one value per seat, each the tricks that seat takes when all the
+        others play against it (one search per seat; the values need not add up).
+
+    Examples
+    --------
+    >>> from spades_sim.core.rules import preset
+    >>> solve(preset("classic"), [["AS"], ["KS"], ["2H"], ["3H"]], 0, trick_index=12,
+    ...       spades_broken=True)
+    [1, 0]
+    """
+    rules, kernel = _kernel_rules(rules)
+    hands, state = _position(rules, hands, leader, trick, trick_index, spades_broken)
+    remaining = rules.hand_size - state[3]
+    if rules.partnership:
+        team0 = _run_value(kernel, hands, state, 0b0101)
+        return [team0, remaining - team0]
+    return [_run_value(kernel, hands, state, 1 << seat) for seat in range(rules.players)]
+
+
+def nil_safe(rules: Rules, hands, leader: int, nil_seat: int, *, trick=(), trick_index: int = 0,
+             spades_broken: bool = False) -> bool:
+    """Whether a nil bidder can take no trick from a position on, double dummy.
+
+    The bidder (with its partner in partnership play, alone otherwise) plays to avoid winning
+    any trick; all the other seats play to make it win one. A trick the bidder has already
+    won is not in the position: the answer is about the tricks still to play.
+
+    Parameters
+    ----------
+    rules, hands, leader, trick, trick_index, spades_broken
+        As for :func:`solve_seat`.
+    nil_seat : int
+        The nil bidder's seat.
+
+    Returns
+    -------
+    bool
+        True when the nil is safe against any defence.
+    """
+    rules, kernel = _kernel_rules(rules)
+    hands, state = _position(rules, hands, leader, trick, trick_index, spades_broken)
+    if isinstance(nil_seat, bool) or not isinstance(nil_seat, (int, np.integer)) \
+            or not 0 <= nil_seat < rules.players:
+        raise SpadesError(f"nil_seat: {nil_seat!r} is not a seat 0..{rules.players - 1}")
+    nil_seat = int(nil_seat)
+    ctx, tt, moves = _buffers()
+    ctx[CTX_STAMP] += 1
+    ctx[CTX_MAX] = (0b0101 << (nil_seat % 2)) if rules.partnership else 1 << nil_seat
+    ctx[CTX_NIL] = nil_seat
+    try:
+        return bool(_search_nb(kernel, hands, ctx, tt, moves, *state, 1))
+    finally:
+        ctx[CTX_NIL] = -1
+
+
+def solve_deals(rules: Rules, hands, leaders, *, spades_broken: bool = False) -> np.ndarray:
+    """Double-dummy tricks of many deals, each from a trick boundary (the batch path).
+
+    Parameters
+    ----------
+    rules : Rules
+        The rule variant.
+    hands : array_like of int64, shape (n, players) or (n, 4)
+        Bitboards; every seat of a row holds as many cards (seats beyond ``players`` hold 0).
+        A full deal (``rules.hand_size`` cards a seat) starts at trick 0; a row of ``k`` cards a
+        seat is an ending from trick ``hand_size - k``.
+    leaders : array_like of int, shape (n,)
+        The seat leading each row's next trick. Give a deal several times in a row (with
+        other leaders) and the rows after the first reuse its transposition table.
+    spades_broken : bool, optional
+        Whether spades are broken at the start of every row.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n, sides)
+        Remaining tricks per team (partnership) or per seat (individual play, each seat
+        against all the others).
+
+    Raises
+    ------
+    SpadesError
+        Shapes that do not fit, a row that is not a deal of these rules (uneven counts, a card
+        outside the deck or in two hands), a leader out of range or, under ``two_of_clubs``, a
+        full deal whose leader does not hold 2C.
+    """
+    rules, kernel = _kernel_rules(rules)
+    deals = np.asarray(hands, dtype=np.int64)
+    leaders = np.ascontiguousarray(leaders, dtype=np.int64)
+    if deals.ndim != 2 or deals.shape[1] not in (rules.players, 4) \
+            or leaders.shape != (deals.shape[0],):
+        raise SpadesError(f"hands must be (n, {rules.players}) bitboards and leaders (n,); got "
+                          f"{deals.shape} and {leaders.shape}")
+    full = np.zeros((deals.shape[0], 4), dtype=np.int64)
+    full[:, :deals.shape[1]] = deals
+    if full[:, rules.players:].any():
+        raise SpadesError("hands: seats beyond the player count must hold no card")
+    if deals.shape[0]:
+        if leaders.min() < 0 or leaders.max() >= rules.players:
+            raise SpadesError(f"leaders: seats must be 0..{rules.players - 1}")
+        counts = np.zeros(full.shape, dtype=np.int64)
+        union = np.zeros(full.shape[0], dtype=np.int64)
+        overlap = np.zeros(full.shape[0], dtype=bool)
+        for seat in range(4):
+            column = full[:, seat]
+            overlap |= (union & column) != 0
+            union |= column
+            counts[:, seat] = [bin(int(v)).count("1") for v in column]
+        players = rules.players
+        uneven = (counts[:, :players] != counts[:, :1]).any(axis=1) \
+            | (counts[:, 0] > rules.hand_size)
+        bad = np.flatnonzero(overlap | ((union & ~np.int64(rules.deck_mask)) != 0) | uneven
+                             | (full < 0).any(axis=1))
+        if bad.size:
+            raise SpadesError(f"hands[{bad[0]}]: not a deal of these rules (as many cards a seat, "
+                              f"at most {rules.hand_size}, from the deck, no card twice)")
+        if rules.first_leader == "two_of_clubs":
+            first = counts[:, 0] == rules.hand_size
+            holds = (full[np.arange(full.shape[0]), leaders] & 1) != 0
+            if (first & ~holds).any():
+                raise SpadesError(f"leaders[{np.flatnonzero(first & ~holds)[0]}]: must hold 2C "
+                                  f"to lead the first trick (two_of_clubs)")
+    out = np.zeros((deals.shape[0], rules.n_sides), dtype=np.int64)
+    ctx, tt, moves = _buffers()
+    solve_deals_nb(kernel, full, leaders, int(bool(spades_broken)), out, ctx, tt, moves)
+    return out
+
+
+def nodes_searched() -> int:
+    """Nodes the solver has searched in this process (a counter for benchmarks)."""
+    ctx, _, _ = _buffers()
+    return int(ctx[CTX_NODES])
+
+
+__all__ = ["solve", "solve_seat", "nil_safe", "solve_deals", "solve_deals_nb", "nodes_searched"]
