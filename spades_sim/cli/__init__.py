@@ -1,5 +1,5 @@
 """The `spades-sim` command: simulate, games, run, report, match, tournament, status, replay,
-bench, rules, strategies. ``options`` holds the option types and groups, ``commands`` one
+par, bench, rules, strategies. ``options`` holds the option types and groups, ``commands`` one
 function per subcommand, this module the parser and ``main``.
 
 Only the core is imported up front; every command imports the rest of what it needs in its own
@@ -7,7 +7,7 @@ function, so that `spades-sim rules` or `--help` answer at once, without loading
 pyarrow.
 
 Bad arguments and bad input get one line on standard error naming what is wrong, and exit
-status 2 (1 for `replay` when some input line is bad); never a traceback.
+status 2 (1 for `replay` and `par` when some input line is bad); never a traceback.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from .commands import (
     cmd_bench,
     cmd_games,
     cmd_match,
+    cmd_par,
     cmd_replay,
     cmd_report,
     cmd_rules,
@@ -96,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="validate and score a hand log")
     replay.add_argument("file", help="hand log (JSON Lines); - for standard input")
     replay.set_defaults(func=cmd_replay)
+
+    par = sub.add_parser("par", help="a hand log's double-dummy tricks and nil safety")
+    par.add_argument("file", help="hand log (JSON Lines); - for standard input")
+    par.set_defaults(func=cmd_par)
 
     bench = sub.add_parser("bench", help="measure warm hands per second per core")
     _add_rules(bench)

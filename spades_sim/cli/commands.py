@@ -186,6 +186,15 @@ def cmd_replay(args):
     return replay_file(args.file, sys.stdout, sys.stderr)
 
 
+def cmd_par(args):
+    from ..handlog.par import par_file
+
+    if args.file != "-":
+        with open(args.file, "rb"):
+            pass  # an unreadable file is an argument error (status 2), not a bad line
+    return par_file(args.file, sys.stdout, sys.stderr)
+
+
 def cmd_bench(args):
     from ..bench import run_bench
 

@@ -1,0 +1,76 @@
+"""Par of logged hands: `spades-sim par FILE` answers each hand-log line with what the cards
+were worth double dummy (every card seen, every seat playing perfectly).
+
+Each good line is written back as ``replay`` writes it, with a ``par`` object: ``tricks``, the
+double-dummy tricks from the hand's actual first leader and the position after any exchanges
+(per side with partnerships, per seat, against all the others, without), and ``nil_safe``,
+per seat: for each nil or blind-nil bidder whether it can avoid every trick (helped by its
+partner) when the opponents play to set it, ``null`` for the other seats. A bad line gets the
+same one-line error as in ``replay``, and the good lines are still answered.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..core.bidding import is_nil
+from ..engine import dd
+from .checks import apply_exchange, check_hands, parse_rules
+from .replay import iter_replay
+
+
+def par_of(scored: dict) -> dict:
+    """The ``par`` object of one scored hand-log object (as ``replay_line`` returns it)."""
+    rules = parse_rules(scored["rules"])
+    dealt = check_hands(rules, scored)
+    hands = apply_exchange(rules, scored, scored["bids"], scored["blind"], dealt)
+    leader = int(scored["plays"][0][0])  # (replay checked that this seat led)
+    tricks = [int(t) for t in dd.solve(rules, hands, leader)]
+    nil_safe = [
+        bool(dd.nil_safe(rules, hands, leader, seat))
+        if is_nil(rules, scored["bids"][seat], scored["blind"][seat]) else None
+        for seat in range(rules.players)
+    ]
+    return {"tricks": tricks, "nil_safe": nil_safe}
+
+
+def iter_par(lines):
+    """Yield ``(line_number, result)``: the scored object with its ``par``, an error line, or
+    None for a blank line."""
+    for number, result in iter_replay(lines):
+        if isinstance(result, dict):
+            try:
+                result = {**result, "par": par_of(result)}
+            except Exception as error:  # a solver bug must not stop a log of many lines
+                result = (f"line {number} (hand {result['hand_id']}): internal error in the "
+                          f"double-dummy solver: {type(error).__name__}: {error}")
+        yield number, result
+
+
+def par_file(path, out=None, err=None) -> int:
+    """The ``spades-sim par FILE`` command (``-`` reads standard input): each good line with
+    its ``par`` to ``out``, each bad line's error to ``err``; the exit status is 1 if any line
+    was bad (or the file cannot be read), else 0."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    status = 0
+    try:
+        stream = sys.stdin.buffer if str(path) == "-" else open(path, "rb")
+    except OSError as error:
+        err.write(f"{path}: cannot read: {error.strerror or error}\n")
+        return 1
+    try:
+        for _, result in iter_par(stream):
+            if isinstance(result, str):
+                err.write(result + "\n")
+                status = 1
+            elif result is not None:
+                out.write(json.dumps(result) + "\n")
+    except OSError as error:
+        err.write(f"{path}: cannot read: {error.strerror or error}\n")
+        status = 1
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    return status
