@@ -9,8 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spades_sim.cli import main
+from spades_sim.core.cards import card_text, texts_of
 from spades_sim.core.errors import StrategyError
 from spades_sim.core.rules import PRESETS, preset
 from spades_sim.core.seeding import stream_keys
@@ -22,6 +25,7 @@ from spades_sim.game.agents import BuiltinAgent
 from spades_sim.game.dispatch import play_games, play_hands
 from spades_sim.game.plugins import agents as plugin_agents
 from spades_sim.game.plugins import load
+from spades_sim.handlog.replay import replay_line
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "strategies"
 RANDOM_PY = f"{EXAMPLES / 'random_python.py'}:RandomPython"
@@ -353,3 +357,35 @@ def test_a_failing_numba_plugin_is_named(plugin_file, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "the play AS is not legal for seat 1 in hand 0; legal:" in err
     assert len(err.strip().splitlines()) == 1
+
+
+# -- any legal line of play is a valid hand --------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 2**32),
+       hand_id=st.integers(0, 10**6),
+       choices=st.lists(st.integers(0, 10**6), min_size=80, max_size=80),
+       behind=st.integers(0, 600))
+def test_any_legal_line_of_play_replays_to_the_same_result(name, seed, hand_id, choices, behind):
+    rules = preset(name)
+    scores = [0] * rules.n_sides
+    scores[0] = -behind  # (so that blind options come up)
+    hand = Hand.deal(rules, seed, hand_id, scores=scores)
+    step = 0
+    while not hand.done:
+        legal = hand.legal_actions()
+        hand.apply(legal[choices[step % len(choices)] % len(legal)])
+        step += 1
+    result = hand.result()
+    line = json.dumps({
+        "v": 1, "rules": name, "hand_id": hand_id, "game_id": None, "dealer": result["dealer"],
+        "hands": [texts_of(mask) for mask in result["hands"]], "blind": result["blind"],
+        "bids": result["bids"], "bumped": result["bumped"],
+        "exchange": [[a, b, card_text(card)] for a, b, card in result["exchange"]],
+        "plays": [[seat, card_text(card)] for seat, card in result["plays"]],
+        "score_before": result["score_before"], "bags_before": result["bags_before"]})
+    replayed = replay_line(1, line)
+    assert isinstance(replayed, dict), replayed
+    for field in ("tricks", "score_delta", "bags_after"):
+        assert replayed[field] == result[field]
