@@ -62,7 +62,11 @@ CTX_STAMP = 0  # the current deal's stamp in the transposition table
 CTX_MAX = 1  # bit per seat: the maximising side (the nil side in a nil search)
 CTX_NIL = 2  # the nil bidder's seat in a nil search, else -1
 CTX_NODES = 3  # nodes searched (a counter for benchmarks)
-CTX_SIZE = 8
+CTX_QUESTIONS = 4  # null-window questions asked (a counter)
+CTX_BOUNDARY = 5  # trick-boundary nodes reaching the transposition table (a counter)
+CTX_TT_CUT = 6  # trick-boundary nodes the table's bounds answered (a counter)
+CTX_QUICK_CUT = 7  # trick-boundary nodes the quick-trick bounds answered (a counter)
+CTX_SIZE = 16  # the last slot holds a run-time zero
 
 TT_BITS = 20  # 2**20 entries of three int64: 24 MiB
 MOVE_ROWS = 72  # one row per ply: at most 17 tricks of 4 cards
@@ -122,6 +126,43 @@ def _sure_later_nb(hands, players, side_mask, union):
             if count > best:
                 best = count
     return best
+
+
+@njit(_I64(_RULES, _ARR, _I64, _I64, _I64, _I64, _I64), cache=True)
+def _quick_nb(rules, hands, leader, max_mask, broken, tidx, union):
+    """Quick tricks: tricks the leader's side takes by cashing the leader's top cards, the
+    run of top trumps first (when trumps may be led), then in each side suit the run of top
+    cards for as many rounds as every opponent holding trumps can follow (one who cannot
+    would ruff and take the lead). The partner never has to ruff a winner while it holds as
+    many non-trumps as the side-suit tricks cashed; otherwise only trumps count."""
+    players = rules.players
+    lead_hand = hands[leader]
+    leader_max = (max_mask >> leader) & 1
+    sure = 0
+    if lead_mask_nb(rules, lead_hand, broken, tidx) & TRUMP_MASK:
+        sure = _top_run(lead_hand & TRUMP_MASK, union & TRUMP_MASK)
+    side = 0
+    for suit in range(3):
+        suit_cards = _suit_mask(suit)
+        run = _top_run(lead_hand & suit_cards, union & suit_cards)
+        if run == 0:
+            continue
+        for other in range(players):
+            if other == leader or ((max_mask >> other) & 1) == leader_max:
+                continue
+            held = hands[other]
+            if held & TRUMP_MASK:
+                length = popcount(held & suit_cards)
+                if length < run:
+                    run = length
+        side += run
+    if side > 0:
+        for other in range(players):
+            if other != leader and ((max_mask >> other) & 1) == leader_max:
+                held = hands[other]
+                if (held & TRUMP_MASK) != 0 and popcount(held & ~TRUMP_MASK) < side:
+                    side = 0
+    return sure + side
 
 
 @njit(_I64(_ARR, _I64, _I64), cache=True)
@@ -295,28 +336,23 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
         leader_max = (max_mask >> leader) & 1
         # Quick tricks of the side on lead.
         if nil_seat < 0 and not (rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0):
-            lead_hand = hands[leader]
-            opponents = 0
-            for other in range(players):
-                if ((max_mask >> other) & 1) != leader_max:
-                    opponents |= hands[other]
-            sure = 0
-            if lead_mask_nb(rules, lead_hand, broken, tidx) & TRUMP_MASK:
-                sure = _top_run(lead_hand & TRUMP_MASK, union & TRUMP_MASK)
-            if opponents & TRUMP_MASK == 0:
-                for suit in range(3):
-                    sure += _top_run(lead_hand & _suit_mask(suit), union & _suit_mask(suit))
+            sure = _quick_nb(rules, hands, leader, max_mask, broken, tidx, union)
             if leader_max:
                 if sure >= target:
+                    ctx[CTX_QUICK_CUT] += 1
                     return True
             elif remaining - sure < target:
+                ctx[CTX_QUICK_CUT] += 1
                 return False
         if nil_seat < 0:
             if _sure_later_nb(hands, players, max_mask, union) >= target:
+                ctx[CTX_QUICK_CUT] += 1
                 return True
             others = ((1 << players) - 1) & ~max_mask
             if remaining - _sure_later_nb(hands, players, others, union) < target:
+                ctx[CTX_QUICK_CUT] += 1
                 return False
+        ctx[CTX_BOUNDARY] += 1
         # Transposition table.
         key_broken = broken if rules.spades_lead == SPADES_LEAD_BROKEN else 0
         key1 = (_suit_code_nb(hands, union, 0) << 32) | _suit_code_nb(hands, union, 1) \
@@ -340,8 +376,10 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
                 lower = (info >> 8) & 0xFF
                 upper = info & 0xFF
                 if lower >= target:
+                    ctx[CTX_TT_CUT] += 1
                     return True
                 if upper < target:
+                    ctx[CTX_TT_CUT] += 1
                     return False
                 break
         if slot < 0:
@@ -398,10 +436,13 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
         if maximizing:
             if answer:
                 result = True
+                ctx[8 + (i > 0) + 2 * (pos == 0)] += 1
                 break
         elif not answer:
             result = False
+            ctx[8 + (i > 0) + 2 * (pos == 0)] += 1
             break
+    ctx[12 + (pos == 0)] += 1
     if pos == 0:
         if result:
             lower = max(lower, target)
@@ -424,6 +465,7 @@ def _value_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask,
     probe = guess
     while low < high:
         target = min(max(probe, low + 1), high)
+        ctx[CTX_QUESTIONS] += 1
         if _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask,
                       win_strength, win_seat, on_table, target):
             low = target
