@@ -9,18 +9,25 @@ the exact count (MTD-f style). What makes it fast:
 
 - **Equivalent cards**: two cards of one hand and one suit with no card of another hand (or of
   the trick on the table) between them win and lose the same tricks; one of each run is tried.
-- **Transposition table** at trick boundaries only, keyed exactly (no hash collisions) by the
-  *relative ranks*: for each suit, the owner of every card still held, in rank order, so
-  positions that differ only in which small cards are gone share an entry; plus the leader, the
-  broken flag (where the rules read it) and the maximising side. An entry holds a lower and an
-  upper bound on the maximising side's remaining tricks. The table is a preallocated array
-  (open addressing, four probes) that a stamp empties in O(1) between deals; the stamp stays
-  when the next deal is the same one (another leader), so the bounds carry over.
+- **Transposition table** at trick boundaries only, partition-search style: the bucket is the
+  suit lengths of every hand, the leader, the broken flag (where the rules read it) and the
+  maximising side; an entry records, per suit, the owners of the top live cards down to the
+  lowest card whose rank the answer relied on (a trick won by rank over a card of its suit,
+  the cards a quick-trick bound used, and at nodes where every card failed the cards skipped
+  as equivalent), and a lower and an upper bound on the maximising side's remaining tricks.
+  It holds for every position that agrees on those top cards and the lengths. The table is a
+  preallocated array (open addressing, eight probes per bucket) that a stamp empties in O(1)
+  between deals; the stamp stays when the next deal is the same one (another leader).
 - **Quick tricks** before a trick-boundary search: the leader's run of top trumps (when trumps
-  may be led) and, when the other side holds no trump, the runs of top cards of every suit,
-  are sure tricks; they answer many questions without a search.
+  may be led) and, in each side suit, its run of top cards for as many rounds as every
+  opponent holding trumps can follow; they answer many questions without a search.
 - **Move ordering**: sure winners and leads to partner's top cards first; followers win as
   cheaply as possible when the other side is winning, and play low when their own side is.
+
+Speed: still far from DDS on full deals (tens of millions of nodes with 12 cards a hand; see
+``benchmarks/README.md``). The cut-off ordering is good (about 98% of cut-offs come from the
+first card tried); what is missing is fewer distinct positions: stronger quick-trick and
+losing-trick bounds (partner entries), and a looser equivalence rule for the table's classes.
 
 Rules: the standard and jokers decks (trumps are the spades and jokers, bits 39..53), every
 ``spades_lead`` mode with ``broken_by_forced_lead`` (the position carries the broken flag),
@@ -62,12 +69,17 @@ CTX_STAMP = 0  # the current deal's stamp in the transposition table
 CTX_MAX = 1  # bit per seat: the maximising side (the nil side in a nil search)
 CTX_NIL = 2  # the nil bidder's seat in a nil search, else -1
 CTX_NODES = 3  # nodes searched (a counter for benchmarks)
-CTX_SIZE = 8
+CTX_QUESTIONS = 4  # null-window questions asked (a counter)
+CTX_BOUNDARY = 5  # trick-boundary nodes reaching the transposition table (a counter)
+CTX_TT_CUT = 6  # trick-boundary nodes the table's bounds answered (a counter)
+CTX_QUICK_CUT = 7  # trick-boundary nodes the quick-trick bounds answered (a counter)
+CTX_REL = 14  # the cards whose ranks the last answer relied on (the search's second result)
+CTX_SIZE = 16  # the last slot holds a run-time zero
 
-TT_BITS = 20  # 2**20 entries of three int64: 24 MiB
+TT_BITS = 20  # 2**20 entries of six int64: 48 MiB
 MOVE_ROWS = 72  # one row per ply: at most 17 tricks of 4 cards
-MOVE_COLS = 40  # up to 20 candidate cards, then their ordering scores
-_PROBES = 4
+MOVE_COLS = 48  # up to 20 candidate cards, their ordering scores, then suit codes and counts
+_PROBES = 8
 _NON_TRUMP = (1 << 39) - 1
 
 
@@ -94,6 +106,28 @@ def _top_run(mine, live):
         count += 1
         live ^= 1 << top
     return count
+
+
+@njit(cache=True, inline="always")
+def _top_cards(live, count):
+    """The ``count`` highest cards of ``live``."""
+    cards = 0
+    for _ in range(count):
+        top = highest_card(live)
+        cards |= 1 << top
+        live ^= 1 << top
+    return cards
+
+
+@njit(_I64(_ARR, _I64, _I64, _I64), cache=True)
+def _side_trumps_rel(hands, players, side_mask, union):
+    """The run of top trumps a side holds (the cards ``_sure_later_nb`` relies on)."""
+    side_cards = 0
+    for seat in range(players):
+        if (side_mask >> seat) & 1:
+            side_cards |= hands[seat]
+    live = union & TRUMP_MASK
+    return _top_cards(live, _top_run(side_cards & TRUMP_MASK, live))
 
 
 @njit(_I64(_ARR, _I64, _I64, _I64), cache=True)
@@ -124,15 +158,59 @@ def _sure_later_nb(hands, players, side_mask, union):
     return best
 
 
+@njit(_I64(_RULES, _ARR, _ARR, _I64, _I64, _I64, _I64, _I64), cache=True)
+def _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union):
+    """Quick tricks: tricks the leader's side takes by cashing the leader's top cards, the
+    run of top trumps first (when trumps may be led), then in each side suit the run of top
+    cards for as many rounds as every opponent holding trumps can follow (one who cannot
+    would ruff and take the lead). The partner never has to ruff a winner while it holds as
+    many non-trumps as the side-suit tricks cashed; otherwise only trumps count."""
+    players = rules.players
+    lead_hand = hands[leader]
+    leader_max = (max_mask >> leader) & 1
+    sure = 0
+    rel = 0
+    if lead_mask_nb(rules, lead_hand, broken, tidx) & TRUMP_MASK:
+        sure = _top_run(lead_hand & TRUMP_MASK, union & TRUMP_MASK)
+        rel = _top_cards(union & TRUMP_MASK, sure)
+    side = 0
+    side_rel = 0
+    for suit in range(3):
+        suit_cards = _suit_mask(suit)
+        run = _top_run(lead_hand & suit_cards, union & suit_cards)
+        if run == 0:
+            continue
+        for other in range(players):
+            if other == leader or ((max_mask >> other) & 1) == leader_max:
+                continue
+            held = hands[other]
+            if held & TRUMP_MASK:
+                length = popcount(held & suit_cards)
+                if length < run:
+                    run = length
+        side += run
+        side_rel |= _top_cards(union & suit_cards, run)
+    if side > 0:
+        for other in range(players):
+            if other != leader and ((max_mask >> other) & 1) == leader_max:
+                held = hands[other]
+                if (held & TRUMP_MASK) != 0 and popcount(held & ~TRUMP_MASK) < side:
+                    side = 0
+                    side_rel = 0
+    ctx[CTX_REL] = rel | side_rel
+    return sure + side
+
+
 @njit(_I64(_ARR, _I64, _I64), cache=True)
 def _suit_code_nb(hands, live, suit):
-    """The owners of the live cards of a suit in rank order, two bits each, after a leading 1."""
+    """The owners of the live cards of a suit from the highest down, two bits each, after a
+    leading 1 (so the top ``d`` of ``n`` cards are ``code >> 2 * (n - d)``)."""
     cards = live & _suit_mask(suit)
     value = 1
     h1, h2, h3 = hands[1], hands[2], hands[3]
     while cards != 0:
-        card = lowest_card(cards)
-        cards &= cards - 1
+        card = highest_card(cards)
+        cards ^= 1 << card
         owner = ((h1 >> card) & 1) | (((h2 >> card) & 1) << 1) | (((h3 >> card) & 1) * 3)
         value = (value << 2) | owner
     return value
@@ -174,6 +252,7 @@ def _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_stren
     own_winning = pos > 0 and ((side_mask >> win_seat) & 1) == 1
     last = pos == players - 1
     count = 0
+    skipped = 0
     for suit in range(4):
         cards = legal & _suit_mask(suit)
         if cards == 0:
@@ -186,6 +265,7 @@ def _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_stren
             cards ^= 1 << card
             if previous >= 0 and (blockers & _between(card, previous)) == 0:
                 previous = card
+                skipped |= 1 << card
                 continue
             previous = card
             rank = card - 13 * suit
@@ -254,6 +334,7 @@ def _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_stren
             moves[ply, 20 + at] = score
             count += 1
     moves[ply, 39] = count
+    moves[ply, 38] = skipped
     return True
 
 
@@ -277,13 +358,16 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
     # mangle) the self-call as another specialisation, which a cached load cannot resolve.
     zero = ctx[CTX_SIZE - 1]
     none = zero - 1
-    key1 = 0
-    key2 = 0
     slot = -1
     lower = 0
     upper = 0
+    agg1 = 0
+    agg2 = 0
+    ply = tidx * players + pos
+    union = hands[0] | hands[1] | hands[2] | hands[3]
+    remaining = rules.hand_size - tidx
     if pos == 0:
-        remaining = rules.hand_size - tidx
+        ctx[CTX_REL] = 0
         if nil_seat < 0:
             if target <= 0:
                 return True
@@ -291,61 +375,75 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
                 return False
         elif remaining == 0:
             return True
-        union = hands[0] | hands[1] | hands[2] | hands[3]
         leader_max = (max_mask >> leader) & 1
         # Quick tricks of the side on lead.
         if nil_seat < 0 and not (rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0):
-            lead_hand = hands[leader]
-            opponents = 0
-            for other in range(players):
-                if ((max_mask >> other) & 1) != leader_max:
-                    opponents |= hands[other]
-            sure = 0
-            if lead_mask_nb(rules, lead_hand, broken, tidx) & TRUMP_MASK:
-                sure = _top_run(lead_hand & TRUMP_MASK, union & TRUMP_MASK)
-            if opponents & TRUMP_MASK == 0:
-                for suit in range(3):
-                    sure += _top_run(lead_hand & _suit_mask(suit), union & _suit_mask(suit))
+            sure = _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union)
             if leader_max:
                 if sure >= target:
+                    ctx[CTX_QUICK_CUT] += 1
                     return True
             elif remaining - sure < target:
+                ctx[CTX_QUICK_CUT] += 1
                 return False
         if nil_seat < 0:
             if _sure_later_nb(hands, players, max_mask, union) >= target:
+                ctx[CTX_QUICK_CUT] += 1
+                ctx[CTX_REL] = _side_trumps_rel(hands, players, max_mask, union)
                 return True
             others = ((1 << players) - 1) & ~max_mask
             if remaining - _sure_later_nb(hands, players, others, union) < target:
+                ctx[CTX_QUICK_CUT] += 1
+                ctx[CTX_REL] = _side_trumps_rel(hands, players, others, union)
                 return False
-        # Transposition table.
+        ctx[CTX_BOUNDARY] += 1
+        # Transposition table (partition search): the bucket is the suit lengths of every
+        # hand, the leader, the broken flag and the maximising side; an entry holds for every
+        # position whose top cards of each suit, down to the lowest card whose rank the
+        # answer relied on, have the owners it records.
         key_broken = broken if rules.spades_lead == SPADES_LEAD_BROKEN else 0
-        key1 = (_suit_code_nb(hands, union, 0) << 32) | _suit_code_nb(hands, union, 1) \
-            | (max_mask << 59)
-        key2 = (_suit_code_nb(hands, union, 2) << 32) | _suit_code_nb(hands, union, 3) \
-            | (leader << 59) | (key_broken << 61)
+        for suit in range(4):
+            suit_cards = _suit_mask(suit)
+            moves[ply, 40 + suit] = _suit_code_nb(hands, union, suit)
+            moves[ply, 44 + suit] = popcount(union & suit_cards)
+            for other in range(players):
+                agg1 |= popcount(hands[other] & suit_cards) << (16 * suit + 4 * other)
+        agg2 = leader | (key_broken << 2) | (max_mask << 3) | (1 << 8)
         mask = tt.shape[0] - 1
-        base = _tt_index(key1, key2, mask)
+        base = _tt_index(agg1, agg2, mask)
         stamp = ctx[CTX_STAMP]
         lower = 0
         upper = remaining if nil_seat < 0 else 1
         for probe in range(_PROBES):
             index = (base + probe) & mask
-            info = tt[index, 2]
+            info = tt[index, 5]
             if (info >> 16) != stamp:
                 if slot < 0:
                     slot = index
                 continue
-            if tt[index, 0] == key1 and tt[index, 1] == key2:
-                slot = index
-                lower = (info >> 8) & 0xFF
-                upper = info & 0xFF
-                if lower >= target:
-                    return True
-                if upper < target:
-                    return False
-                break
-        if slot < 0:
-            slot = (base + (key2 & 3)) & mask
+            if tt[index, 0] != agg1 or tt[index, 1] != agg2:
+                continue
+            depths = tt[index, 4]
+            fits = True
+            for suit in range(4):
+                depth = (depths >> (4 * suit)) & 0xF
+                word = tt[index, 2 + (suit >> 1)]
+                stored = (word >> (32 * (suit & 1))) & 0xFFFFFFFF
+                if (moves[ply, 40 + suit] >> (2 * (moves[ply, 44 + suit] - depth))) != stored:
+                    fits = False
+                    break
+            if not fits:
+                continue
+            found_lower = (info >> 8) & 0xFF
+            found_upper = info & 0xFF
+            if found_lower >= target or found_upper < target:
+                ctx[CTX_TT_CUT] += 1
+                rel = 0
+                for suit in range(4):
+                    depth = (depths >> (4 * suit)) & 0xF
+                    rel |= _top_cards(union & _suit_mask(suit), depth)
+                ctx[CTX_REL] = rel
+                return found_lower >= target
     seat = wrap_seat_nb(leader + pos, players)
     hand = hands[seat]
     if pos == 0:
@@ -356,11 +454,12 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
     else:
         legal = follow_mask_nb(hand, led_mask)
     maximizing = (max_mask >> seat) & 1
-    ply = tidx * players + pos
     _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
             on_table, maximizing, nil_seat)
     count = moves[ply, 39]
     result = maximizing == 0
+    rel = 0
+    cut = False
     for i in range(count):
         card = moves[ply, i]
         bit = 1 << card
@@ -381,9 +480,13 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
             else:
                 strength = win_strength
         if pos == players - 1:
+            # The winner beat another card of its suit by rank: its rank matters.
+            won_by = strength - 128 if strength >= 128 else strength - 64
+            rank_win = popcount((on_table | bit) & suit_mask_of_card_nb(won_by)) >= 2
             if nil_seat >= 0:
                 if new_seat == nil_seat:
                     answer = False
+                    ctx[CTX_REL] = 0
                 else:
                     answer = _search_nb(rules, hands, ctx, tt, moves, zero, new_seat, new_broken,
                                         tidx + 1, zero, none, none, zero, target)
@@ -391,26 +494,71 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
                 answer = _search_nb(rules, hands, ctx, tt, moves, zero, new_seat, new_broken,
                                     tidx + 1, zero, none, none, zero,
                                     target - ((max_mask >> new_seat) & 1))
+            if rank_win:
+                ctx[CTX_REL] |= 1 << won_by
         else:
             answer = _search_nb(rules, hands, ctx, tt, moves, pos + 1, leader, new_broken, tidx,
                                 new_led, strength, new_seat, on_table | bit, target)
         hands[seat] = hand
-        if maximizing:
-            if answer:
-                result = True
-                break
-        elif not answer:
-            result = False
+        if answer == (maximizing != 0):
+            result = answer
+            rel = ctx[CTX_REL]
+            cut = True
+            ctx[8 + (i > 0) + 2 * (pos == 0)] += 1
             break
+        rel |= ctx[CTX_REL]
+    if not cut:
+        # Every card failed: the ranks of the cards skipped as equivalent matter too.
+        rel |= moves[ply, 38]
+    ctx[12 + (pos == 0)] += 1
     if pos == 0:
+        if rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0:
+            rel |= 1
         if result:
-            lower = max(lower, target)
+            lower = target
         else:
-            upper = min(upper, target - 1)
-        tt[slot, 0] = key1
-        tt[slot, 1] = key2
-        tt[slot, 2] = (ctx[CTX_STAMP] << 16) | (lower << 8) | upper
+            upper = target - 1
+        depths = 0
+        word0 = 0
+        word1 = 0
+        for suit in range(4):
+            relied = rel & union & _suit_mask(suit)
+            depth = 0
+            if relied != 0:
+                depth = popcount(union & _suit_mask(suit) & ~((1 << lowest_card(relied)) - 1))
+            depths |= depth << (4 * suit)
+            code = moves[ply, 40 + suit] >> (2 * (moves[ply, 44 + suit] - depth))
+            if suit < 2:
+                word0 |= code << (32 * suit)
+            else:
+                word1 |= code << (32 * (suit - 2))
+        # The same class already stored: merge the bounds; else a free slot or a victim.
+        for probe in range(_PROBES):
+            index = (base + probe) & mask
+            if (tt[index, 5] >> 16) == stamp and tt[index, 0] == agg1 \
+                    and tt[index, 1] == agg2 and tt[index, 4] == depths \
+                    and tt[index, 2] == word0 and tt[index, 3] == word1:
+                info = tt[index, 5]
+                lower = max(lower, (info >> 8) & 0xFF)
+                upper = min(upper, info & 0xFF)
+                slot = index
+                break
+        if slot < 0:
+            ctx[CTX_SIZE - 2] += 1
+            slot = (base + (ctx[CTX_SIZE - 2] & (_PROBES - 1))) & mask
+        tt[slot, 0] = agg1
+        tt[slot, 1] = agg2
+        tt[slot, 2] = word0
+        tt[slot, 3] = word1
+        tt[slot, 4] = depths
+        tt[slot, 5] = (stamp << 16) | (lower << 8) | upper
+        ctx[CTX_REL] = rel
+    else:
+        ctx[CTX_REL] = rel
     return result
+
+
+
 
 
 @njit(_I64(_RULES, _ARR, _ARR, _ARR2, _ARR2, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64,
@@ -424,6 +572,7 @@ def _value_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask,
     probe = guess
     while low < high:
         target = min(max(probe, low + 1), high)
+        ctx[CTX_QUESTIONS] += 1
         if _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask,
                       win_strength, win_seat, on_table, target):
             low = target
@@ -511,7 +660,7 @@ def _buffers():
         ctx = np.zeros(CTX_SIZE, dtype=np.int64)
         ctx[CTX_NIL] = -1
         _STATE["ctx"] = ctx
-        _STATE["tt"] = np.zeros((1 << TT_BITS, 3), dtype=np.int64)
+        _STATE["tt"] = np.zeros((1 << TT_BITS, 6), dtype=np.int64)
         _STATE["moves"] = np.zeros((MOVE_ROWS, MOVE_COLS), dtype=np.int64)
     return _STATE["ctx"], _STATE["tt"], _STATE["moves"]
 
