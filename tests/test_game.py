@@ -389,3 +389,17 @@ def test_any_legal_line_of_play_replays_to_the_same_result(name, seed, hand_id, 
     assert isinstance(replayed, dict), replayed
     for field in ("tricks", "score_delta", "bags_after"):
         assert replayed[field] == result[field]
+
+
+def test_a_changed_plugin_is_not_resumed_and_a_moved_one_is_still_read(tmp_path, capsys):
+    source = tmp_path / "bot.py"
+    source.write_text(PLUGINS)
+    args = ["simulate", "--hands", "40", "--chunk-size", "20", "--quiet", "--strategy",
+            f"{source}:Good", "--out", str(tmp_path / "run")]
+    assert main(args) == 0
+    source.write_text(PLUGINS.replace("obs.legal[-1]", "obs.legal[0]"))
+    capsys.readouterr()
+    assert main(args) == 2
+    assert "holds another run (it differs in engine)" in capsys.readouterr().err
+    source.unlink()  # the run's records still read without the plug-in's file
+    assert main(["status", str(tmp_path / "run")]) == 0

@@ -51,9 +51,6 @@ class Config:
     rules: Rules
     strategies: tuple[Strategy, ...]
 
-    def __post_init__(self):
-        check_plugins(self.strategies)  # a plug-in that does not load fails here, not in a worker
-
     def to_dict(self) -> dict:
         return {"name": self.name, "rules": self.rules.to_spec(),
                 "strategies": [s.spec() for s in self.strategies]}
@@ -89,6 +86,7 @@ def make_config(name: str, rules: Rules, strategies) -> Config:
     if len(strategies) != rules.players:
         raise RunError(f"configuration {name}: {len(strategies)} strategies for "
                        f"{rules.players} players")
+    check_plugins(strategies)  # a plug-in that does not load fails here, not in a worker
     return Config(name, rules, tuple(strategies))
 
 
