@@ -35,35 +35,33 @@ def _plan(strategies):
     return kernel_strategies, plugins, False
 
 
+def _play(engine, api, unit: str, rules: Rules, strategies, keys, first: int, count: int,
+          record_plays: bool):
+    """Play with the engine's ``engine`` function or the API's ``api`` one (see the module
+    docstring); ``unit`` names the pieces in the message of a failure."""
+    kernel_strategies, plugins, python = _plan(strategies)
+    if python:
+        return api(rules, agents(strategies), keys, first, count, record_plays)
+    if plugins is None:
+        return engine(rules, kernel_strategies, keys, first, count, record_plays)
+    try:
+        return engine(rules, kernel_strategies, keys, first, count, record_plays,
+                      plugins=plugins)
+    except Exception as error:
+        api(rules, agents(strategies), keys, first, count, record_plays)  # names the culprit
+        raise StrategyError(f"a numba plug-in failed in {unit} {first}..{first + count - 1} "
+                            f"({error}), but not when played again in Python") from error
+
+
 def play_hands(rules: Rules, strategies, keys, first: int, count: int,
                record_plays: bool = False) -> schema.HandArrays:
     """Independent hands ``first .. first + count - 1`` (``engine/calls.py``), any strategies."""
-    kernel_strategies, plugins, python = _plan(strategies)
-    if python:
-        return play.play_hands(rules, agents(strategies), keys, first, count, record_plays)
-    if plugins is None:
-        return calls.play_hands(rules, kernel_strategies, keys, first, count, record_plays)
-    try:
-        return calls.play_hands(rules, kernel_strategies, keys, first, count, record_plays,
-                                plugins=plugins)
-    except Exception as error:
-        play.play_hands(rules, agents(strategies), keys, first, count, record_plays)
-        raise StrategyError(f"a numba plug-in failed in hands {first}..{first + count - 1} "
-                            f"({error}), but not when played again in Python") from error
+    return _play(calls.play_hands, play.play_hands, "hands", rules, strategies, keys, first,
+                 count, record_plays)
 
 
 def play_games(rules: Rules, strategies, keys, first: int, count: int,
                record_plays: bool = False) -> tuple[schema.HandArrays, schema.GameArrays]:
     """Whole games ``first .. first + count - 1`` (``engine/calls.py``), any strategies."""
-    kernel_strategies, plugins, python = _plan(strategies)
-    if python:
-        return play.play_games(rules, agents(strategies), keys, first, count, record_plays)
-    if plugins is None:
-        return calls.play_games(rules, kernel_strategies, keys, first, count, record_plays)
-    try:
-        return calls.play_games(rules, kernel_strategies, keys, first, count, record_plays,
-                                plugins=plugins)
-    except Exception as error:
-        play.play_games(rules, agents(strategies), keys, first, count, record_plays)
-        raise StrategyError(f"a numba plug-in failed in games {first}..{first + count - 1} "
-                            f"({error}), but not when played again in Python") from error
+    return _play(calls.play_games, play.play_games, "games", rules, strategies, keys, first,
+                 count, record_plays)

@@ -11,13 +11,10 @@ same one-line error as in ``replay``, and the good lines are still answered.
 
 from __future__ import annotations
 
-import json
-import sys
-
 from ..core.bidding import is_nil
 from ..engine import dd
 from .checks import apply_exchange, check_hands, parse_rules
-from .replay import iter_replay
+from .replay import answer_file, iter_replay
 
 
 def par_of(scored: dict) -> dict:
@@ -52,25 +49,4 @@ def par_file(path, out=None, err=None) -> int:
     """The ``spades-sim par FILE`` command (``-`` reads standard input): each good line with
     its ``par`` to ``out``, each bad line's error to ``err``; the exit status is 1 if any line
     was bad (or the file cannot be read), else 0."""
-    out = sys.stdout if out is None else out
-    err = sys.stderr if err is None else err
-    status = 0
-    try:
-        stream = sys.stdin.buffer if str(path) == "-" else open(path, "rb")
-    except OSError as error:
-        err.write(f"{path}: cannot read: {error.strerror or error}\n")
-        return 1
-    try:
-        for _, result in iter_par(stream):
-            if isinstance(result, str):
-                err.write(result + "\n")
-                status = 1
-            elif result is not None:
-                out.write(json.dumps(result) + "\n")
-    except OSError as error:
-        err.write(f"{path}: cannot read: {error.strerror or error}\n")
-        status = 1
-    finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
-    return status
+    return answer_file(path, iter_par, out, err)

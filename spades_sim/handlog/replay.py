@@ -175,6 +175,14 @@ def replay_file(path, out=None, err=None) -> int:
     int
         The exit status: 1 if any line was bad (or the file cannot be read), else 0.
     """
+    return answer_file(path, iter_replay, out, err)
+
+
+def answer_file(path, answers, out=None, err=None) -> int:
+    """Stream a hand log through ``answers`` (:func:`iter_replay`, or one like it: it yields
+    ``(line number, result)``, the result an object, an error line or None for a blank line):
+    objects as JSON lines to ``out``, errors to ``err``; the exit status is 1 if any line was
+    bad (or the file cannot be read), else 0."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     status = 0
@@ -184,7 +192,7 @@ def replay_file(path, out=None, err=None) -> int:
         err.write(f"{path}: cannot read: {error.strerror or error}\n")
         return 1
     try:
-        for _, result in iter_replay(stream):
+        for _, result in answers(stream):
             if isinstance(result, str):
                 err.write(result + "\n")
                 status = 1
@@ -197,5 +205,3 @@ def replay_file(path, out=None, err=None) -> int:
         if stream is not sys.stdin.buffer:
             stream.close()
     return status
-
-
