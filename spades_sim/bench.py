@@ -54,6 +54,25 @@ def _check_chunk(rules: Rules, out) -> None:
 PLUGIN_CHUNK = 1 << 14  # plug-ins: smaller chunks (a Python one plays thousands a second)
 
 
+def _timed_chunks(play, first: int, n_hands: int, chunk: int, compile_seconds: float) -> dict:
+    """Play ``n_hands`` hands from ``first`` in chunks, ``play(first, count)`` returning each
+    chunk's record arrays; time every chunk on its own."""
+    checksum = done = 0
+    rates = []
+    seconds = 0.0
+    while done < n_hands:
+        count = min(chunk, n_hands - done)
+        started = time.perf_counter()
+        out = play(first + done, count)
+        elapsed = time.perf_counter() - started
+        seconds += elapsed
+        rates.append(count / elapsed)
+        checksum += int(out.score_delta.sum())
+        done += count
+    return {"hands": n_hands, "seconds": seconds, "compile_seconds": compile_seconds,
+            "checksum": checksum, "best": max(rates), "median": float(np.median(rates))}
+
+
 def _plugin_worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> dict:
     """The bench of a table with plug-ins: each chunk played as a run plays it
     (``game/dispatch.py``: a numba plug-in in the engine, a Python one through the API),
@@ -63,21 +82,12 @@ def _plugin_worker(rules: Rules, strategies, seed: int, first: int, n_hands: int
     warm = dispatch.play_hands(rules, strategies, keys, first, 64)
     compile_seconds = time.perf_counter() - started
     _check_chunk(rules, warm)
-    chunk = min(PLUGIN_CHUNK, max(n_hands, 1))
-    checksum = done = 0
-    rates = []
-    seconds = 0.0
-    while done < n_hands:
-        count = min(chunk, n_hands - done)
-        started = time.perf_counter()
-        out = dispatch.play_hands(rules, strategies, keys, first + done, count)
-        elapsed = time.perf_counter() - started
-        seconds += elapsed
-        rates.append(count / elapsed)
-        checksum += int(out.score_delta.sum())
-        done += count
-    return {"hands": n_hands, "seconds": seconds, "compile_seconds": compile_seconds,
-            "checksum": checksum, "best": max(rates), "median": float(np.median(rates))}
+
+    def play(start, count):
+        return dispatch.play_hands(rules, strategies, keys, start, count)
+
+    return _timed_chunks(play, first, n_hands, min(PLUGIN_CHUNK, max(n_hands, 1)),
+                         compile_seconds)
 
 
 def _worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> dict:
@@ -97,23 +107,14 @@ def _worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> di
     out = schema.allocate_hands(chunk, False)
     for array in out:
         array.fill(0)  # touch the pages before timing
-    checksum = 0
-    done = 0
-    rates = []
-    seconds = 0.0
-    while done < n_hands:
-        count = min(chunk, n_hands - done)
+
+    def play(start, count):  # into the pre-allocated arrays
         view = schema.take(out, count)
-        started = time.perf_counter()
-        simulate_hands_nb(rules_tuple, kinds, params, deal_key, play_key, first + done, view,
+        simulate_hands_nb(rules_tuple, kinds, params, deal_key, play_key, start, view,
                           no_games, False)
-        elapsed = time.perf_counter() - started
-        seconds += elapsed
-        rates.append(count / elapsed)
-        checksum += int(view.score_delta.sum())
-        done += count
-    return {"hands": n_hands, "seconds": seconds, "compile_seconds": compile_seconds,
-            "checksum": checksum, "best": max(rates), "median": float(np.median(rates))}
+        return view
+
+    return _timed_chunks(play, first, n_hands, chunk, compile_seconds)
 
 
 def run_bench(rules: Rules, strategies: list[Strategy], n_hands: int, jobs: int,
