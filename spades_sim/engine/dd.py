@@ -51,7 +51,7 @@ from numba import njit, types
 from ..core.cards import SUITS, parse_card
 from ..core.errors import SpadesError
 from ..core.rules import KernelRules, Rules
-from ..core.tricks import breaks_spades, legal_cards
+from ..core.tricks import breaks_spades, legal_cards, trick_winner
 from .bits import TRUMP_MASK, highest_card, lowest_card, popcount, wrap_seat_nb
 from .layout import (
     FIRST_LEADER_TWO_OF_CLUBS,
@@ -882,6 +882,77 @@ def solve(rules: Rules, hands, leader: int, *, trick=(), trick_index: int = 0,
     return [_run_value(kernel, hands, state, 1 << seat) for seat in range(rules.players)]
 
 
+def solve_cards(rules: Rules, hands, leader: int, *, trick=(), trick_index: int = 0,
+                spades_broken: bool = False) -> dict[int, int]:
+    """Double-dummy value of every legal card of the seat to play (the perfect-information
+    sampling player's question).
+
+    Parameters
+    ----------
+    rules, hands, leader, trick, trick_index, spades_broken
+        As for :func:`solve_seat`; the seat to play is the one after the cards of ``trick``.
+
+    Returns
+    -------
+    dict of int to int
+        For each legal card (index 0..53), the tricks the playing seat's side takes from this
+        position on (the current trick included) when that card is played and every seat then
+        plays double dummy. In individual play (two or three players, or four without
+        partnerships) the side is the seat alone against all the others. The searches share
+        one transposition table.
+    """
+    rules, kernel = _kernel_rules(rules)
+    masks, state = _position(rules, hands, leader, trick, trick_index, spades_broken)
+    pos, leader, broken, tidx, led_mask, win_strength, win_seat, on_table = state
+    players = rules.players
+    if tidx >= rules.hand_size:
+        raise SpadesError("trick_index: the hand is over; no card is left to play")
+    seat = (leader + pos) % players
+    max_mask = (0b0101 << (seat % 2)) if rules.partnership else 1 << seat
+    played = [_card(c[1] if isinstance(c, tuple) else c, "trick") for c in trick]
+    led_suit = (3 if played[0] >= 39 else played[0] // 13) if played else None
+    hand = int(masks[seat])
+    legal = legal_cards(rules, hand, led_suit, bool(broken), tidx)
+    ctx, tt, moves = _buffers()
+    ctx[CTX_STAMP] += 1
+    ctx[CTX_MAX] = max_mask
+    ctx[CTX_NIL] = -1
+    values = {}
+    for card in range(54):
+        if not (legal >> card) & 1:
+            continue
+        child = masks.copy()
+        child[seat] = hand & ~(1 << card)
+        now_broken = int(broken or breaks_spades(rules, card, pos, led_suit, hand))
+        cards = played + [card]
+        if len(cards) == players:
+            winner = (leader + trick_winner(cards)) % players
+            taken = 1 if (max_mask >> winner) & 1 else 0
+            remaining = rules.hand_size - tidx - 1
+            if remaining == 0:
+                values[card] = taken
+                continue
+            guess = int(_guess_nb(kernel, child, max_mask, remaining))
+            rest = _value_nb(kernel, child, ctx, tt, moves, 0, winner, now_broken, tidx + 1,
+                             0, -1, -1, 0, guess)
+            values[card] = taken + int(rest)
+            continue
+        if pos == 0:
+            new_led = int(card_mask_of_suit(3 if card >= 39 else card // 13))
+        else:
+            new_led = led_mask
+        strength = card + 128 if card >= 39 else (card + 64 if (new_led >> card) & 1 else 0)
+        if pos > 0 and strength <= win_strength:
+            strength, new_seat = win_strength, win_seat
+        else:
+            new_seat = seat
+        guess = int(_guess_nb(kernel, child, max_mask, rules.hand_size - tidx))
+        values[card] = int(_value_nb(kernel, child, ctx, tt, moves, pos + 1, leader, now_broken,
+                                     tidx, new_led, strength, new_seat, on_table | (1 << card),
+                                     guess))
+    return values
+
+
 def nil_safe(rules: Rules, hands, leader: int, nil_seat: int, *, trick=(), trick_index: int = 0,
              spades_broken: bool = False) -> bool:
     """Whether a nil bidder can take no trick from a position on, double dummy.
@@ -996,4 +1067,5 @@ def nodes_searched() -> int:
     return int(ctx[CTX_NODES])
 
 
-__all__ = ["solve", "solve_seat", "nil_safe", "solve_deals", "solve_deals_nb", "nodes_searched"]
+__all__ = ["solve", "solve_seat", "solve_cards", "nil_safe", "solve_deals", "solve_deals_nb",
+           "nodes_searched"]
