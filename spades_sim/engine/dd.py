@@ -74,12 +74,15 @@ CTX_BOUNDARY = 5  # trick-boundary nodes reaching the transposition table (a cou
 CTX_TT_CUT = 6  # trick-boundary nodes the table's bounds answered (a counter)
 CTX_QUICK_CUT = 7  # trick-boundary nodes the quick-trick bounds answered (a counter)
 CTX_REL = 14  # the cards whose ranks the last answer relied on (the search's second result)
-CTX_SIZE = 16  # the last slot holds a run-time zero
+CTX_POOL = 15  # the next free entry of the transposition table's pool
+CTX_SIZE = 20  # the last slot holds a run-time zero
 
-TT_BITS = 20  # 2**20 entries of six int64: 48 MiB
+HEAD_BITS = 18  # buckets of the transposition table (heads of entry chains, 8 a row)
+HEAD_ROWS = (1 << HEAD_BITS) // 8
+POOL_BITS = 19  # entries of eight int64: 32 MiB
+TT_COLS = 8
 MOVE_ROWS = 72  # one row per ply: at most 17 tricks of 4 cards
-MOVE_COLS = 48  # up to 20 candidate cards, their ordering scores, then suit codes and counts
-_PROBES = 8
+MOVE_COLS = 52  # up to 20 candidate cards, their scores, suit codes and counts, small-card floors
 _NON_TRUMP = (1 << 39) - 1
 
 
@@ -358,7 +361,6 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
     # mangle) the self-call as another specialisation, which a cached load cannot resolve.
     zero = ctx[CTX_SIZE - 1]
     none = zero - 1
-    slot = -1
     lower = 0
     upper = 0
     agg1 = 0
@@ -409,31 +411,29 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
             for other in range(players):
                 agg1 |= popcount(hands[other] & suit_cards) << (16 * suit + 4 * other)
         agg2 = leader | (key_broken << 2) | (max_mask << 3) | (1 << 8)
-        mask = tt.shape[0] - 1
-        base = _tt_index(agg1, agg2, mask)
-        stamp = ctx[CTX_STAMP]
         lower = 0
         upper = remaining if nil_seat < 0 else 1
-        for probe in range(_PROBES):
-            index = (base + probe) & mask
-            info = tt[index, 5]
-            if (info >> 16) != stamp:
-                if slot < 0:
-                    slot = index
+        head_index = _tt_index(agg1, agg2, (1 << HEAD_BITS) - 1)
+        stamp = ctx[CTX_STAMP]
+        head = tt[head_index >> 3, head_index & 7]
+        entry = (head & 0xFFFFFF) - 1 if (head >> 24) == stamp else -1
+        while entry >= 0:
+            row = HEAD_ROWS + entry
+            entry = tt[row, 6]
+            if tt[row, 0] != agg1 or tt[row, 1] != agg2:
                 continue
-            if tt[index, 0] != agg1 or tt[index, 1] != agg2:
-                continue
-            depths = tt[index, 4]
+            depths = tt[row, 4]
             fits = True
             for suit in range(4):
                 depth = (depths >> (4 * suit)) & 0xF
-                word = tt[index, 2 + (suit >> 1)]
+                word = tt[row, 2 + (suit >> 1)]
                 stored = (word >> (32 * (suit & 1))) & 0xFFFFFFFF
                 if (moves[ply, 40 + suit] >> (2 * (moves[ply, 44 + suit] - depth))) != stored:
                     fits = False
                     break
             if not fits:
                 continue
+            info = tt[row, 5]
             found_lower = (info >> 8) & 0xFF
             found_upper = info & 0xFF
             if found_lower >= target or found_upper < target:
@@ -459,9 +459,15 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
     count = moves[ply, 39]
     result = maximizing == 0
     rel = 0
-    cut = False
+    for suit in range(4):
+        moves[ply, 48 + suit] = -1
     for i in range(count):
         card = moves[ply, i]
+        card_suit = 3 if card >= 39 else card // 13
+        if card < moves[ply, 48 + card_suit]:
+            # Below every card of its suit that the failed moves' answers relied on, like a
+            # small card of this suit already tried: the same answer (one small card a suit).
+            continue
         bit = 1 << card
         hands[seat] = hand ^ bit
         if pos == 0:
@@ -495,7 +501,16 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
                                     tidx + 1, zero, none, none, zero,
                                     target - ((max_mask >> new_seat) & 1))
             if rank_win:
-                ctx[CTX_REL] |= 1 << won_by
+                # The winner's rank matters, and so do the cards of its hand equivalent to it
+                # (a lower one of them would have won too, and was not tried).
+                winner_hand = hands[new_seat]
+                below = ((1 << won_by) - 1) & _suit_mask(3 if won_by >= 39 else won_by // 13)
+                others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~winner_hand) \
+                    | on_table | bit
+                floor = others & below
+                if floor != 0:
+                    below &= ~((2 << highest_card(floor)) - 1)
+                ctx[CTX_REL] |= (1 << won_by) | (winner_hand & below)
         else:
             answer = _search_nb(rules, hands, ctx, tt, moves, pos + 1, leader, new_broken, tidx,
                                 new_led, strength, new_seat, on_table | bit, target)
@@ -503,13 +518,14 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
         if answer == (maximizing != 0):
             result = answer
             rel = ctx[CTX_REL]
-            cut = True
             ctx[8 + (i > 0) + 2 * (pos == 0)] += 1
             break
         rel |= ctx[CTX_REL]
-    if not cut:
-        # Every card failed: the ranks of the cards skipped as equivalent matter too.
-        rel |= moves[ply, 38]
+        if moves[ply, 48 + card_suit] < 0:
+            relied = rel & _suit_mask(card_suit)
+            low = lowest_card(relied) if relied != 0 else 64
+            if card < low:
+                moves[ply, 48 + card_suit] = low
     ctx[12 + (pos == 0)] += 1
     if pos == 0:
         if rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0:
@@ -532,26 +548,41 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
                 word0 |= code << (32 * suit)
             else:
                 word1 |= code << (32 * (suit - 2))
-        # The same class already stored: merge the bounds; else a free slot or a victim.
-        for probe in range(_PROBES):
-            index = (base + probe) & mask
-            if (tt[index, 5] >> 16) == stamp and tt[index, 0] == agg1 \
-                    and tt[index, 1] == agg2 and tt[index, 4] == depths \
-                    and tt[index, 2] == word0 and tt[index, 3] == word1:
-                info = tt[index, 5]
+        # The same class already in the bucket's chain: merge the bounds; else a new entry at
+        # the chain's head (a full pool empties the table: a new stamp).
+        stamp = ctx[CTX_STAMP]
+        head_index = _tt_index(agg1, agg2, (1 << HEAD_BITS) - 1)
+        head = tt[head_index >> 3, head_index & 7]
+        first = (head & 0xFFFFFF) - 1 if (head >> 24) == stamp else -1
+        entry = first
+        row = -1
+        while entry >= 0:
+            at = HEAD_ROWS + entry
+            if tt[at, 0] == agg1 and tt[at, 1] == agg2 and tt[at, 4] == depths \
+                    and tt[at, 2] == word0 and tt[at, 3] == word1:
+                info = tt[at, 5]
                 lower = max(lower, (info >> 8) & 0xFF)
                 upper = min(upper, info & 0xFF)
-                slot = index
+                row = at
                 break
-        if slot < 0:
-            ctx[CTX_SIZE - 2] += 1
-            slot = (base + (ctx[CTX_SIZE - 2] & (_PROBES - 1))) & mask
-        tt[slot, 0] = agg1
-        tt[slot, 1] = agg2
-        tt[slot, 2] = word0
-        tt[slot, 3] = word1
-        tt[slot, 4] = depths
-        tt[slot, 5] = (stamp << 16) | (lower << 8) | upper
+            entry = tt[at, 6]
+        if row < 0:
+            if ctx[CTX_POOL] >= tt.shape[0] - HEAD_ROWS:
+                ctx[CTX_STAMP] += 1
+                stamp = ctx[CTX_STAMP]
+                ctx[CTX_POOL] = 0
+                first = -1
+            entry = ctx[CTX_POOL]
+            ctx[CTX_POOL] = entry + 1
+            row = HEAD_ROWS + entry
+            tt[row, 6] = first
+            tt[head_index >> 3, head_index & 7] = (stamp << 24) | (entry + 1)
+        tt[row, 0] = agg1
+        tt[row, 1] = agg2
+        tt[row, 2] = word0
+        tt[row, 3] = word1
+        tt[row, 4] = depths
+        tt[row, 5] = (lower << 8) | upper
         ctx[CTX_REL] = rel
     else:
         ctx[CTX_REL] = rel
@@ -628,6 +659,7 @@ def solve_deals_nb(rules, deals, leaders, broken, out, ctx, tt, moves):
                 same = False
         if not same:
             ctx[CTX_STAMP] += 1
+            ctx[CTX_POOL] = 0
         ctx[CTX_NIL] = -1
         remaining = popcount(hands[0])
         tidx = rules.hand_size - remaining
@@ -660,7 +692,7 @@ def _buffers():
         ctx = np.zeros(CTX_SIZE, dtype=np.int64)
         ctx[CTX_NIL] = -1
         _STATE["ctx"] = ctx
-        _STATE["tt"] = np.zeros((1 << TT_BITS, 6), dtype=np.int64)
+        _STATE["tt"] = np.zeros((HEAD_ROWS + (1 << POOL_BITS), TT_COLS), dtype=np.int64)
         _STATE["moves"] = np.zeros((MOVE_ROWS, MOVE_COLS), dtype=np.int64)
     return _STATE["ctx"], _STATE["tt"], _STATE["moves"]
 
@@ -795,6 +827,7 @@ def _text(card: int) -> str:
 def _run_value(kernel, hands, state, max_mask):
     ctx, tt, moves = _buffers()
     ctx[CTX_STAMP] += 1
+    ctx[CTX_POOL] = 0
     ctx[CTX_MAX] = max_mask
     ctx[CTX_NIL] = -1
     pos, leader, broken, tidx, led_mask, win_strength, win_seat, on_table = state
@@ -915,6 +948,7 @@ def solve_cards(rules: Rules, hands, leader: int, *, trick=(), trick_index: int 
     legal = legal_cards(rules, hand, led_suit, bool(broken), tidx)
     ctx, tt, moves = _buffers()
     ctx[CTX_STAMP] += 1
+    ctx[CTX_POOL] = 0
     ctx[CTX_MAX] = max_mask
     ctx[CTX_NIL] = -1
     values = {}
@@ -981,6 +1015,7 @@ def nil_safe(rules: Rules, hands, leader: int, nil_seat: int, *, trick=(), trick
     nil_seat = int(nil_seat)
     ctx, tt, moves = _buffers()
     ctx[CTX_STAMP] += 1
+    ctx[CTX_POOL] = 0
     ctx[CTX_MAX] = (0b0101 << (nil_seat % 2)) if rules.partnership else 1 << nil_seat
     ctx[CTX_NIL] = nil_seat
     try:
