@@ -75,9 +75,9 @@ CTX_TT_CUT = 6  # trick-boundary nodes the table's bounds answered (a counter)
 CTX_QUICK_CUT = 7  # trick-boundary nodes the quick-trick bounds answered (a counter)
 CTX_REL = 14  # the cards whose ranks the last answer relied on (the search's second result)
 CTX_POOL = 15  # the next free entry of the transposition table's pool
-CTX_SIZE = 20  # the last slot holds a run-time zero
+CTX_SIZE = 60  # the last slot holds a run-time zero
 
-HEAD_BITS = 18  # buckets of the transposition table (heads of entry chains, 8 a row)
+HEAD_BITS = 20  # buckets of the transposition table (heads of entry chains, 8 a row)
 HEAD_ROWS = (1 << HEAD_BITS) // 8
 POOL_BITS = 19  # entries of eight int64: 32 MiB
 TT_COLS = 8
@@ -206,17 +206,25 @@ def _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union):
 
 @njit(_I64(_ARR, _I64, _I64), cache=True)
 def _suit_code_nb(hands, live, suit):
-    """The owners of the live cards of a suit from the highest down, two bits each, after a
-    leading 1 (so the top ``d`` of ``n`` cards are ``code >> 2 * (n - d)``)."""
+    """The owners of the live cards of a suit from the highest down, two bits each, from the
+    top of a 32-bit field (so the top ``d`` cards are the field's top ``2 d`` bits)."""
     cards = live & _suit_mask(suit)
-    value = 1
+    value = 0
+    shift = 30
     h1, h2, h3 = hands[1], hands[2], hands[3]
     while cards != 0:
         card = highest_card(cards)
         cards ^= 1 << card
         owner = ((h1 >> card) & 1) | (((h2 >> card) & 1) << 1) | (((h3 >> card) & 1) * 3)
-        value = (value << 2) | owner
+        value |= owner << shift
+        shift -= 2
     return value
+
+
+@njit(cache=True, inline="always")
+def _top_field(depth):
+    """The top ``2 depth`` bits of a 32-bit field."""
+    return ((1 << (2 * depth)) - 1) << (32 - 2 * depth)
 
 
 @njit(cache=True, inline="always")
@@ -357,6 +365,9 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
     max_mask = ctx[CTX_MAX]
     nil_seat = ctx[CTX_NIL]
     ctx[CTX_NODES] += 1
+    ctx[20 + tidx] += 1
+    if pos == 0:
+        ctx[40 + tidx] += 1
     # Run-time zeros: literal arguments in the recursive calls would make numba type (and
     # mangle) the self-call as another specialisation, which a cached load cannot resolve.
     zero = ctx[CTX_SIZE - 1]
@@ -404,10 +415,10 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
         # position whose top cards of each suit, down to the lowest card whose rank the
         # answer relied on, have the owners it records.
         key_broken = broken if rules.spades_lead == SPADES_LEAD_BROKEN else 0
+        code0 = _suit_code_nb(hands, union, 0) | (_suit_code_nb(hands, union, 1) << 32)
+        code1 = _suit_code_nb(hands, union, 2) | (_suit_code_nb(hands, union, 3) << 32)
         for suit in range(4):
             suit_cards = _suit_mask(suit)
-            moves[ply, 40 + suit] = _suit_code_nb(hands, union, suit)
-            moves[ply, 44 + suit] = popcount(union & suit_cards)
             for other in range(players):
                 agg1 |= popcount(hands[other] & suit_cards) << (16 * suit + 4 * other)
         agg2 = leader | (key_broken << 2) | (max_mask << 3) | (1 << 8)
@@ -419,31 +430,23 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
         entry = (head & 0xFFFFFF) - 1 if (head >> 24) == stamp else -1
         while entry >= 0:
             row = HEAD_ROWS + entry
-            entry = tt[row, 6]
-            if tt[row, 0] != agg1 or tt[row, 1] != agg2:
+            entry = tt[row, 7]
+            if tt[row, 0] != agg1 or tt[row, 1] != agg2 or (code0 & tt[row, 4]) != tt[row, 2] \
+                    or (code1 & tt[row, 5]) != tt[row, 3]:
                 continue
-            depths = tt[row, 4]
-            fits = True
-            for suit in range(4):
-                depth = (depths >> (4 * suit)) & 0xF
-                word = tt[row, 2 + (suit >> 1)]
-                stored = (word >> (32 * (suit & 1))) & 0xFFFFFFFF
-                if (moves[ply, 40 + suit] >> (2 * (moves[ply, 44 + suit] - depth))) != stored:
-                    fits = False
-                    break
-            if not fits:
-                continue
-            info = tt[row, 5]
+            info = tt[row, 6]
             found_lower = (info >> 8) & 0xFF
             found_upper = info & 0xFF
             if found_lower >= target or found_upper < target:
                 ctx[CTX_TT_CUT] += 1
                 rel = 0
                 for suit in range(4):
-                    depth = (depths >> (4 * suit)) & 0xF
-                    rel |= _top_cards(union & _suit_mask(suit), depth)
+                    field = (tt[row, 4 + (suit >> 1)] >> (32 * (suit & 1))) & 0xFFFFFFFF
+                    rel |= _top_cards(union & _suit_mask(suit), popcount(field) // 2)
                 ctx[CTX_REL] = rel
                 return found_lower >= target
+        moves[ply, 40] = code0
+        moves[ply, 41] = code1
     seat = wrap_seat_nb(leader + pos, players)
     hand = hands[seat]
     if pos == 0:
@@ -534,20 +537,18 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
             lower = target
         else:
             upper = target - 1
-        depths = 0
-        word0 = 0
-        word1 = 0
+        mask0 = 0
+        mask1 = 0
         for suit in range(4):
             relied = rel & union & _suit_mask(suit)
-            depth = 0
             if relied != 0:
                 depth = popcount(union & _suit_mask(suit) & ~((1 << lowest_card(relied)) - 1))
-            depths |= depth << (4 * suit)
-            code = moves[ply, 40 + suit] >> (2 * (moves[ply, 44 + suit] - depth))
-            if suit < 2:
-                word0 |= code << (32 * suit)
-            else:
-                word1 |= code << (32 * (suit - 2))
+                if suit < 2:
+                    mask0 |= _top_field(depth) << (32 * suit)
+                else:
+                    mask1 |= _top_field(depth) << (32 * (suit - 2))
+        word0 = moves[ply, 40] & mask0
+        word1 = moves[ply, 41] & mask1
         # The same class already in the bucket's chain: merge the bounds; else a new entry at
         # the chain's head (a full pool empties the table: a new stamp).
         stamp = ctx[CTX_STAMP]
@@ -558,14 +559,14 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
         row = -1
         while entry >= 0:
             at = HEAD_ROWS + entry
-            if tt[at, 0] == agg1 and tt[at, 1] == agg2 and tt[at, 4] == depths \
-                    and tt[at, 2] == word0 and tt[at, 3] == word1:
-                info = tt[at, 5]
+            if tt[at, 0] == agg1 and tt[at, 1] == agg2 and tt[at, 4] == mask0 \
+                    and tt[at, 5] == mask1 and tt[at, 2] == word0 and tt[at, 3] == word1:
+                info = tt[at, 6]
                 lower = max(lower, (info >> 8) & 0xFF)
                 upper = min(upper, info & 0xFF)
                 row = at
                 break
-            entry = tt[at, 6]
+            entry = tt[at, 7]
         if row < 0:
             if ctx[CTX_POOL] >= tt.shape[0] - HEAD_ROWS:
                 ctx[CTX_STAMP] += 1
@@ -575,14 +576,15 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
             entry = ctx[CTX_POOL]
             ctx[CTX_POOL] = entry + 1
             row = HEAD_ROWS + entry
-            tt[row, 6] = first
+            tt[row, 7] = first
             tt[head_index >> 3, head_index & 7] = (stamp << 24) | (entry + 1)
         tt[row, 0] = agg1
         tt[row, 1] = agg2
         tt[row, 2] = word0
         tt[row, 3] = word1
-        tt[row, 4] = depths
-        tt[row, 5] = (lower << 8) | upper
+        tt[row, 4] = mask0
+        tt[row, 5] = mask1
+        tt[row, 6] = (lower << 8) | upper
         ctx[CTX_REL] = rel
     else:
         ctx[CTX_REL] = rel
