@@ -9,25 +9,29 @@ the exact count (MTD-f style). What makes it fast:
 
 - **Equivalent cards**: two cards of one hand and one suit with no card of another hand (or of
   the trick on the table) between them win and lose the same tricks; one of each run is tried.
+- **One small card a suit** (the lowest-winning-rank rule of DDS): once a card of a suit has
+  failed and lies below every card of that suit the answers so far relied on, the seat's
+  other cards of the suit below those are not tried either: they would give the same answer.
 - **Transposition table** at trick boundaries only, partition-search style: the bucket is the
   suit lengths of every hand, the leader, the broken flag (where the rules read it) and the
   maximising side; an entry records, per suit, the owners of the top live cards down to the
   lowest card whose rank the answer relied on (a trick won by rank over a card of its suit,
-  the cards a quick-trick bound used, and at nodes where every card failed the cards skipped
-  as equivalent), and a lower and an upper bound on the maximising side's remaining tricks.
-  It holds for every position that agrees on those top cards and the lengths. The table is a
-  preallocated array (open addressing, eight probes per bucket) that a stamp empties in O(1)
-  between deals; the stamp stays when the next deal is the same one (another leader).
+  with the winner's equivalent cards, and the cards a quick-trick bound used), and a lower and
+  an upper bound on the maximising side's remaining tricks. It holds for every position that
+  agrees on those top cards and the lengths. Each bucket is a chain of entries in a
+  preallocated pool (owners packed from the top of a 32-bit field a suit, so an entry is
+  checked with two masked compares); a stamp empties the table in O(1) between deals, and it
+  stays when the next deal is the same one (another leader).
 - **Quick tricks** before a trick-boundary search: the leader's run of top trumps (when trumps
   may be led) and, in each side suit, its run of top cards for as many rounds as every
-  opponent holding trumps can follow; they answer many questions without a search.
+  opponent holding trumps can follow; and each side's sure trump tricks (its run of top
+  trumps, counted in one hand). They answer many questions without a search.
 - **Move ordering**: sure winners and leads to partner's top cards first; followers win as
   cheaply as possible when the other side is winning, and play low when their own side is.
 
-Speed: still far from DDS on full deals (tens of millions of nodes with 12 cards a hand; see
-``benchmarks/README.md``). The cut-off ordering is good (about 98% of cut-offs come from the
-first card tried); what is missing is fewer distinct positions: stronger quick-trick and
-losing-trick bounds (partner entries), and a looser equivalence rule for the table's classes.
+Speed (``benchmarks/README.md``): about a tenth of DDS's on full deals, faster than DDS on
+short endings. Tried and dropped: a killer move per ply (3-4 times the nodes: the static
+ordering is better) and quick tricks through the partner's entries (4% fewer nodes, no faster).
 
 Rules: the standard and jokers decks (trumps are the spades and jokers, bits 39..53), every
 ``spades_lead`` mode with ``broken_by_forced_lead`` (the position carries the broken flag),
