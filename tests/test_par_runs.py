@@ -128,8 +128,8 @@ def test_a_run_is_not_resumed_with_another_par(stub_solver, tmp_path, first, the
 
 
 def test_duplicate_copies_keep_their_sides_par(stub_solver):
-    # No exchange (no blind nil): both copies play the same positions, so the copy's home side h holds the
-    # cards (and the par) of the first play's side 1 - h.
+    # No exchange (no blind nil): both copies play the same positions, so the copy's home
+    # side h holds the cards (and the par) of the first play's side 1 - h.
     config = make_config("x", preset("classic", blind_nil=False), ["heuristic", "random"] * 2)
     frame = simulate([config], n_hands=12, seed=4, duplicate=True, par=True)
     first = frame[~frame["duplicate"]].set_index(["hand_id", "side"])["par_tricks"]
