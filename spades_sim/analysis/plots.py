@@ -267,3 +267,35 @@ def plot_ratings(table: pd.DataFrame, *, ax=None):
     ax.set_xlabel("rating (Elo scale, mean 0)")
     ax.set_title(title)
     return ax
+
+
+def plot_bids_against_par(table: pd.DataFrame, *, ax=None):
+    """Mean side contract minus par (double-dummy tricks) with its 95% interval, one bar per
+    group of a :func:`~spades_sim.analysis.par.bids_against_par` table."""
+    ax = _axes(ax)
+    title = "Side contracts against par (95% intervals)"
+    _check(table, ["n", "bid_minus_par"], "plot_bids_against_par")
+    if table.empty:
+        return _empty(ax, title)
+    _bars(ax, table, ["bid_minus_par"], _keys_before(table, "n"))
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_ylabel("mean contract - par (tricks per side-hand)")
+    ax.set_title(title)
+    return ax
+
+
+def plot_tricks_against_par(table: pd.DataFrame, *, ax=None):
+    """The tricks taken against par, per group of a
+    :func:`~spades_sim.analysis.par.tricks_against_par` table: the mean of ``tricks - par``
+    and of ``|tricks - par|`` (the tricks that changed hands), with 95% intervals."""
+    ax = _axes(ax)
+    title = "Tricks taken against par (95% intervals)"
+    _check(table, ["n", "tricks_minus_par", "off_par"], "plot_tricks_against_par")
+    if table.empty:
+        return _empty(ax, title)
+    _bars(ax, table, ["tricks_minus_par", "off_par"], _keys_before(table, "n"),
+          names=["tricks - par", "|tricks - par|"])
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_ylabel("mean per side-hand (tricks)")
+    ax.set_title(title)
+    return ax

@@ -28,7 +28,7 @@ def _run_to_disk(args, n_hands=None, n_games=None):
         configs.append(make_config(name, rules, strategies))
     chunk_size = args.chunk_size or (1000 if n_games else 100_000)
     spec = RunSpec(tuple(configs), args.seed, n_hands=n_hands, n_games=n_games,
-                   chunk_size=chunk_size, duplicate=args.duplicate)
+                   chunk_size=chunk_size, duplicate=args.duplicate, par=args.par)
     shard = parse_shard(args.shard) if args.shard else None
     summary = execute(spec, args.out, jobs=args.jobs, backend=args.backend or "loky",
                       scheduler=args.scheduler, shard=shard, quiet=args.quiet)

@@ -111,6 +111,10 @@ def _add_run_options(parser, evaluation=False):
                                 "--strategy)")
         group.add_argument("--duplicate", action="store_true",
                            help="also play every deal with the partnerships' seats swapped")
+        group.add_argument("--par", action="store_true",
+                           help="add the par columns: each side's double-dummy tricks and "
+                                "whether each nil is double-dummy safe (slow: every deal is "
+                                "solved; see docs/runs.md)")
     group.add_argument("--backend", choices=("loky", "dask"), default=None,
                        help="loky (the default): worker processes here; dask: a Dask cluster")
     group.add_argument("--scheduler", metavar="ADDRESS",
@@ -129,6 +133,8 @@ _DISK_ONLY = (
     ("duplicate", "--duplicate", "duplicate mode is a way of playing runs written to disk "
                                  "(spades-sim match plays duplicate matches)"),
     ("shard", "--shard", "a shard is a share of the chunks of a run written to disk"),
+    ("par", "--par", "the par columns go into the dataset of a run written to disk (spades-sim "
+                     "par FILE gives the par of a hand log)"),
     ("backend", "--backend", "without --out the {unit} are played here, in memory, by --jobs "
                              "processes"),
     ("scheduler", "--scheduler", "a Dask scheduler plays the chunks of a run written to disk"),

@@ -20,7 +20,7 @@ DEFAULT_CHUNK = {"hands": 100_000, "games": 1000}
 ANALYSES = ("variant_effects", "bid_accuracy", "nil", "games", "strategies")
 
 TOP_KEYS = ("name", "title", "question", "notes", "seed", "hands", "games", "chunk_size",
-            "games_chunk_size", "duplicate", "analyses", "baseline", "config", "grid",
+            "games_chunk_size", "duplicate", "par", "analyses", "baseline", "config", "grid",
             "tournament")
 TOURNAMENT_KEYS = ("strategies", "rules", "rule", "games", "hands", "chunk_size")
 TOURNAMENT_DIR = "tournament"  # the tournament's folder in the results dir
@@ -86,6 +86,7 @@ class Experiment:
     configs: tuple[Config, ...]
     sources: tuple[ConfigSource, ...]
     tournament: TournamentSpec | None = None
+    par: bool = False  # the runs get the par columns (double-dummy tricks, nil safety)
     path: str = ""
     text: str = field(default="", repr=False)
 
@@ -98,9 +99,9 @@ class Experiment:
         """The :class:`~spades_sim.runner.RunSpec` of the ``hands`` or ``games`` run."""
         if mode == "hands":
             return RunSpec(self.configs, self.seed, n_hands=self.hands,
-                           chunk_size=self.chunk_size, duplicate=self.duplicate)
+                           chunk_size=self.chunk_size, duplicate=self.duplicate, par=self.par)
         return RunSpec(self.configs, self.seed, n_games=self.games,
-                       chunk_size=self.games_chunk_size, duplicate=self.duplicate)
+                       chunk_size=self.games_chunk_size, duplicate=self.duplicate, par=self.par)
 
     def rules_by_config(self) -> dict[str, Rules]:
         return {c.name: c.rules for c in self.configs}

@@ -127,6 +127,10 @@ class _Parser(ConfigParser):
         games_chunk = self.get(data, "games_chunk_size", "count", DEFAULT_CHUNK["games"],
                                high=MAX_CHUNK_SIZE)
         duplicate = self.get(data, "duplicate", "bool", False)
+        par = self.get(data, "par", "bool", False)
+        if par and hands is None and games is None:
+            self.fail(("par",), "par: the par columns go into the hands and games runs: give "
+                                "hands or games")
         analyses = self.parse_analyses(data, hands, games, tournament)
         if hands is None and games is None and "config" not in data and "grid" not in data:
             configs, sources = [], []  # a tournament alone
@@ -154,7 +158,8 @@ class _Parser(ConfigParser):
             notes=self.get(data, "notes", "str", ""), seed=seed, hands=hands, games=games,
             chunk_size=chunk_size, games_chunk_size=games_chunk, duplicate=duplicate,
             analyses=analyses, baseline=baseline, configs=tuple(configs),
-            sources=tuple(sources), tournament=tournament, path=self.path, text=self.text)
+            sources=tuple(sources), tournament=tournament, par=par, path=self.path,
+            text=self.text)
 
     def parse_analyses(self, data, hands, games, tournament) -> tuple[str, ...]:
         if "analyses" not in data:

@@ -11,25 +11,21 @@ same one-line error as in ``replay``, and the good lines are still answered.
 
 from __future__ import annotations
 
-from ..core.bidding import is_nil
-from ..engine import dd
+from ..game.par import NOT_NIL, hands_par
 from .checks import apply_exchange, check_hands, parse_rules
 from .replay import answer_file, iter_replay
 
 
 def par_of(scored: dict) -> dict:
-    """The ``par`` object of one scored hand-log object (as ``replay_line`` returns it)."""
+    """The ``par`` object of one scored hand-log object (as ``replay_line`` returns it): the
+    hand's ``game.par.hands_par``, as runs played with par have it in their columns."""
     rules = parse_rules(scored["rules"])
     dealt = check_hands(rules, scored)
     hands = apply_exchange(rules, scored, scored["bids"], scored["blind"], dealt)
     leader = int(scored["plays"][0][0])  # (replay checked that this seat led)
-    tricks = [int(t) for t in dd.solve(rules, hands, leader)]
-    nil_safe = [
-        bool(dd.nil_safe(rules, hands, leader, seat))
-        if is_nil(rules, scored["bids"][seat], scored["blind"][seat]) else None
-        for seat in range(rules.players)
-    ]
-    return {"tricks": tricks, "nil_safe": nil_safe}
+    tricks, nil_safe = hands_par(rules, [hands], [leader], [scored["bids"]], [scored["blind"]])
+    return {"tricks": [int(t) for t in tricks[0]],
+            "nil_safe": [None if safe == NOT_NIL else bool(safe) for safe in nil_safe[0]]}
 
 
 def iter_par(lines):

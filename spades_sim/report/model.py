@@ -16,10 +16,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ..core.errors import RunError  # noqa: E402
-from ..core.schema import TIDY_COLUMNS  # noqa: E402
+from ..core.par import tidy_columns  # noqa: E402
 from ..evaluate import load_tournament  # noqa: E402
 from ..experiment import TOURNAMENT_DIR, Experiment  # noqa: E402
-from ..run import load_run  # noqa: E402
+from ..run import load_run, read_meta  # noqa: E402
 from .formatting import display_table  # noqa: E402
 
 FIGURE_DPI = 80
@@ -103,13 +103,19 @@ class Context:
         if mode not in self.experiment.modes:
             return None
         if mode not in self._frames:
-            columns = [c for c in TIDY_COLUMNS if c not in UNUSED_COLUMNS]
+            columns = [c for c in tidy_columns(self.has_par(mode)) if c not in UNUSED_COLUMNS]
             frame = load_run(self.results / mode, columns=columns)
             if not len(frame):  # every chunk file corrupt or unfinished
                 raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
                                f"again to play them")
             self._frames[mode] = frame
         return self._frames[mode]
+
+    def has_par(self, mode: str) -> bool:
+        """Whether the ``hands`` or ``games`` run was played with par (has the par columns)."""
+        if mode not in self.experiment.modes:
+            return False
+        return bool(read_meta(self.results / mode)["identity"].get("par", False))
 
     def tournament(self):
         """The experiment's tournament read back from its saved summary (None without one);

@@ -125,7 +125,7 @@ def build_report(results_dir, reports_root="reports") -> Path:
     try:
         ctx = Context(experiment, results, tmp, tournament=saved.tournament)
         sections = []
-        for name in experiment.analyses:
+        for name in _analyses(saved):
             spec = SECTIONS[name]
             built = Section(name, spec.title, spec.about)
             spec.build(ctx, built)
@@ -143,6 +143,17 @@ def build_report(results_dir, reports_root="reports") -> Path:
     return final / "index.html"
 
 
+def _analyses(saved: Results) -> list[str]:
+    """The sections of the report: the experiment's analyses, and "par" (bids against par)
+    after ``bid_accuracy`` (or ``nil``) when its runs were played with par."""
+    names = list(saved.experiment.analyses)
+    par = any(spec.par for spec in saved.runs.values())
+    after = [name for name in ("bid_accuracy", "nil") if name in names]
+    if par and after and "par" not in names:
+        names.insert(names.index(after[0]) + 1, "par")
+    return names
+
+
 def _sizes(saved: Results) -> list[tuple[str, str]]:
     """The seed and sizes of the runs, as the runs say."""
     experiment = saved.experiment
@@ -155,6 +166,8 @@ def _sizes(saved: Results) -> list[tuple[str, str]]:
         duplicate = next(iter(saved.runs.values())).duplicate
         sizes.append(("duplicate", "yes: every deal also played with the partnerships' seats "
                                    "swapped" if duplicate else "no"))
+        if any(spec.par for spec in saved.runs.values()):
+            sizes.append(("par", "yes: every deal solved double dummy (the par columns)"))
     said = saved.tournament
     if said is not None:
         sizes.append(("tournament", f"round robin of {', '.join(said.strategies)} under "

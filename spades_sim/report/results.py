@@ -111,7 +111,8 @@ def run_differences(experiment: Experiment, mode: str, run: RunSpec) -> list[str
         for label, mine, theirs in (("seed", said.seed, run.seed),
                                     (mode, said.units, run.units),
                                     (chunk_key, said.chunk_size, run.chunk_size),
-                                    ("duplicate", _bool(said.duplicate), _bool(run.duplicate)))
+                                    ("duplicate", _bool(said.duplicate), _bool(run.duplicate)),
+                                    ("par", _bool(said.par), _bool(run.par)))
         if mine != theirs]
     if said.unit_name != run.unit_name:
         differences.insert(0, f"unit: {said.unit_name} in the file, {run.unit_name} in the run")

@@ -13,6 +13,7 @@ from ..analysis import plots
 from ..analysis.bids import bid_accuracy, bid_calibration, tricks_minus_bid
 from ..analysis.effects import game_effects, paired_effects
 from ..analysis.nil import nil_by_feature, nil_by_partner_bid, nil_success, nil_value
+from ..analysis.par import bids_against_par, nil_against_par, tricks_against_par
 from ..analysis.summary import game_summary, side_summary
 from ..evaluate import rating_difference
 from .formatting import _digits, _interval, _signed, code
@@ -125,6 +126,67 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
                           "exact_rate")))
             if len(ordered) == 1:
                 break
+
+
+@section("par", "Bids against par",
+         "Par is what the cards were worth double dummy: the tricks each side takes when every "
+         "seat sees every card and plays perfectly, from the hand's actual first leader and the "
+         "cards after any exchange (the runs were played with par). Bids against par: a side's "
+         "contract (the sum of its number bids) minus its par, per side-hand, over the hands "
+         "in which nobody bid nil (then both sides play for tricks, as par assumes); above 0 "
+         "the side bids more than its cards are worth against perfect play. Tricks against par: "
+         "the tricks a side took minus its par, what hidden information and imperfect play "
+         "moved; where every seat plays one strategy the sides' gains and losses cancel, so "
+         "off par, the mean of |tricks - par|, measures how many tricks changed hands. Nil "
+         "against par: a nil is double-dummy safe when its bidder, helped by the partner, can "
+         "avoid every trick however the opponents play; the share of nils that were safe, and "
+         "the success rate of the safe and of the unsafe ones. Means carry normal 95% "
+         "intervals, rates Wilson 95% intervals.")
+def _par(ctx: Context, section: Section) -> None:
+    mode = next(m for m in ("hands", "games") if ctx.has_par(m))
+    frame = ctx.frame(mode)
+    bids = bids_against_par(frame)
+    ctx.table(section, "bids", f"Side contracts against par by configuration and strategy "
+              f"({mode})", bids)
+    ctx.figure(section, "bids", "Side contracts against par", plots.plot_bids_against_par, bids,
+               size=(7.5, max(3.5, 0.4 * len(bids) + 1.5)))
+    ctx.table(section, "bids-by-seat", "Side contracts against par by configuration and seat",
+              bids_against_par(frame, by=("config", "seat")))
+    tricks = tricks_against_par(frame)
+    ctx.table(section, "tricks", f"Tricks taken against par ({mode})", tricks)
+    ctx.figure(section, "tricks", "Tricks taken against par", plots.plot_tricks_against_par,
+               tricks, size=(7.5, max(3.5, 0.4 * len(tricks) + 1.5)))
+    nils = nil_against_par(frame)
+    ctx.table(section, "nil", f"Nil success against double-dummy safety ({mode})", nils)
+    ctx.figure(section, "nil", "Nil success against double-dummy safety",
+               plots.plot_nil_success, nils, size=(7.5, max(3.5, 0.35 * len(nils) + 1.5)))
+    for row in ctx.ordered(bids).to_dict(orient="records"):
+        if row["n"] < 30:
+            continue
+        where = Markup("Under {} with {}").format(code(row["config"]), code(row["strategy"]))
+        if row["bid_minus_par_low"] <= 0 <= row["bid_minus_par_high"]:
+            section.findings.append(Markup(
+                "{}, the sides' contracts are not distinguishable from par ({:+.2f} tricks, 95% "
+                "CI {:+.2f} to {:+.2f}) over {:,} side-hands without a nil.").format(
+                where, row["bid_minus_par"], row["bid_minus_par_low"],
+                row["bid_minus_par_high"], int(row["n"])))
+            continue
+        side = "above" if row["bid_minus_par"] > 0 else "below"
+        section.findings.append(Markup(
+            "{}, the sides bid {:.2f} tricks {} par on average (95% CI {:+.2f} to {:+.2f}) over "
+            "{:,} side-hands without a nil; {} of the contracts are under par.").format(
+            where, abs(row["bid_minus_par"]), side, row["bid_minus_par_low"],
+            row["bid_minus_par_high"], int(row["n"]),
+            _interval(row["under_rate"], row["under_rate_low"], row["under_rate_high"], "rate")))
+    for row in ctx.ordered(nils).to_dict(orient="records"):
+        if row["n"] < 30 or row["blind"]:
+            continue
+        kind = "double-dummy safe" if row["dd_safe"] else "not double-dummy safe"
+        section.findings.append(Markup(
+            "Under {} with {}, {} of the nil bids were {}; {} of them were made.").format(
+            code(row["config"]), code(row["strategy"]),
+            _interval(row["share"], row["share_low"], row["share_high"], "rate"), kind,
+            _interval(row["rate"], row["rate_low"], row["rate_high"], "rate")))
 
 
 @section("nil", "Nil and blind nil",

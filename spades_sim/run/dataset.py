@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 
 from .. import __version__
 from ..core.errors import RunError, SpadesError
-from ..core.schema import TIDY_COLUMNS, TIDY_TYPES
+from ..core.par import tidy_types
 from ..core.version import commit
 from .folder import CHUNK_PATTERN, CHUNK_RE, META, META_LOCK, _reason
 from .locks import Writer, _locked, writer_alive
@@ -110,6 +110,8 @@ def _meta_problem(meta) -> str | None:
         return f"identity.unit {identity['unit']!r} is neither hands nor games"
     if not identity["configs"]:
         return "identity.configs is empty"
+    if "par" in identity and not _has_type(identity["par"], bool):
+        return f"identity.par is {_json_kind(identity['par'])}, expected true or false"
     for key, kind in (("identity_sha256", str), ("chunks", dict)):
         if key not in meta:
             return f"no {key!r}"
@@ -198,7 +200,7 @@ def prepare_dir(spec: RunSpec, out) -> None:
         meta = {"identity": identity, "identity_sha256": identity_hash(identity),
                 "versions": _versions(), "commit": commit(),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "columns": list(TIDY_COLUMNS), **spec.extra, "chunks": {}}
+                "columns": list(spec.columns), **spec.extra, "chunks": {}}
         _write_atomic(out / META, _dump_meta(meta), f"{uuid.uuid4().hex}.{os.getpid()}")
 
 
@@ -255,7 +257,7 @@ def write_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
                        f"the same spades_sim on every machine")
     frame = play_chunk(spec, chunk)
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    problem = schema_problem(table)
+    problem = schema_problem(table, tidy_types(spec.par))
     if problem:  # a programming error: the engine's frame must keep the run schema
         raise RuntimeError(f"chunk {chunk}: the tidy frame does not match the run schema: "
                            f"{problem}")
@@ -292,7 +294,9 @@ def write_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
 
 # -- reading runs back -----------------------------------------------------------------------------
 def load_run(out, columns=None) -> pd.DataFrame:
-    """The run's finished chunks as one pandas DataFrame (or only ``columns``).
+    """The run's finished chunks as one pandas DataFrame (or only ``columns``): the columns of
+    ``core.schema.TIDY_COLUMNS``, and in a run played with par the par columns
+    (``par_nil_safe`` as pandas' nullable ``boolean``).
 
     Every chunk file is verified first. A file that reads whole but is not this run's chunk
     (another run's, another index, the wrong rows, schema or checksum, not listed in meta.json)
@@ -302,12 +306,14 @@ def load_run(out, columns=None) -> pd.DataFrame:
     """
     out = Path(out)
     meta, spec = open_run(out)
+    types = tidy_types(spec.par)
     if columns is not None:
         columns = list(columns)
-        unknown = [c for c in columns if c not in TIDY_TYPES]
+        unknown = [c for c in columns if c not in types]
         if unknown:
-            raise RunError(f"{out}: no column {unknown[0]!r} in a run; the columns are "
-                           f"{', '.join(TIDY_TYPES)}")
+            played = "" if spec.par else " (the par columns need a run played with --par)"
+            raise RunError(f"{out}: no column {unknown[0]!r} in this run; its columns are "
+                           f"{', '.join(types)}{played}")
     listing = Listing(out, meta)
     run_hash = meta["identity_sha256"]
     tables = []
@@ -328,8 +334,11 @@ def load_run(out, columns=None) -> pd.DataFrame:
              if not k.startswith(b"spades_sim.")})
         tables.append(table.select(columns) if columns else table)
     if not tables:
-        return pd.DataFrame(columns=columns if columns else list(TIDY_COLUMNS))
-    return pa.concat_tables(tables, promote_options="permissive").to_pandas()
+        return pd.DataFrame(columns=columns if columns else list(types))
+    frame = pa.concat_tables(tables, promote_options="permissive").to_pandas()
+    if "par_nil_safe" in frame.columns:  # arrow's bools with nulls come back as objects
+        frame["par_nil_safe"] = frame["par_nil_safe"].astype("boolean")
+    return frame
 
 
 def run_status(out) -> dict:

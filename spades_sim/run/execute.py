@@ -98,7 +98,7 @@ def _execute(spec, out, writer, jobs, backend, client, shard, quiet) -> dict:
     if backend == "loky" and jobs > 1:
         search = any(strategy.kind.name == "mc" for config in spec.configs
                      for strategy in config.strategies)
-        _warm_in_subprocess(spec.games_mode, search)
+        _warm_in_subprocess(spec.games_mode, search, spec.par)
     warmup = time.perf_counter() - warmup
     progress = Progress(total_units, spec.unit_name, done_units, quiet)
     started = time.perf_counter()
@@ -149,24 +149,30 @@ def _connect(scheduler: str):
                        f"of a running Dask scheduler, such as tcp://host:8786")
 
 
-def warm_kernels(games: bool = False, search: bool = False) -> None:
+def warm_kernels(games: bool = False, search: bool = False, par: bool = False) -> None:
     """Compile the entry kernel of hands (or of ``games``), and with ``search`` the one that
-    plays ``mc`` seats too, or load them from numba's disk cache, with a tiny run."""
+    plays ``mc`` seats too, and with ``par`` the double-dummy solver's, or load them from
+    numba's disk cache, with a tiny run."""
     rules = preset("classic", max_hands=1)
     units = {"n_games": 1} if games else {"n_hands": 1}
     configs = [make_config("warm", rules, ["random"])]
     if search:
         configs.append(make_config("warm-search", rules, ["mc:samples=1"]))
     play_chunk(RunSpec(tuple(configs), 0, chunk_size=1, **units), 0)
+    if par:
+        from ..game.par import warm
+
+        warm()
 
 
-def _warm_in_subprocess(games: bool, search: bool = False) -> None:
+def _warm_in_subprocess(games: bool, search: bool = False, par: bool = False) -> None:
     """Fill numba's disk cache from a short-lived process before the workers start: compiling
     takes several hundred MiB per process, which workers compiling at once would all hold (a
     10-million-hand run with two workers stays under 1 GiB only this way), and the workers then
     merely load the compiled kernels."""
     subprocess.run([sys.executable, "-c", "from spades_sim.run.execute import warm_kernels; "
-                    f"warm_kernels(games={bool(games)}, search={bool(search)})"], check=False,
+                    f"warm_kernels(games={bool(games)}, search={bool(search)}, "
+                    f"par={bool(par)})"], check=False,
                    timeout=1800)
 
 

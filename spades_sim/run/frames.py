@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..core.schema import TIDY_COLUMNS
+from ..core.par import tidy_columns
 
 _SUIT_LOW13 = 0x1FFF
 _HONOUR_RANKS = {"aces": 12, "kings": 11, "queens": 10, "jacks": 9}
@@ -50,7 +50,7 @@ def _seat_category(names: list[str], seats: np.ndarray) -> pd.Categorical:
 
 
 def tidy_frame(hands, rules, strategies, *, config: str = "", duplicate: bool = False,
-               chunk: int = 0, games=None) -> pd.DataFrame:
+               chunk: int = 0, games=None, par=None) -> pd.DataFrame:
     """One row per hand and seat, in the documented run schema (``core.schema.TIDY_COLUMNS``):
     the one builder of tidy frames, for runs in memory and on disk alike.
 
@@ -62,6 +62,11 @@ def tidy_frame(hands, rules, strategies, *, config: str = "", duplicate: bool = 
     (the GameArrays of whole games), ``game_over`` marks each game's last hand and
     ``game_winner`` holds there the winning side (-1 for a tie or a draw at the hand cap);
     elsewhere they are False and -1.
+
+    With ``par`` (``(tricks, nil_safe)`` of ``game.par.records_par`` for these hands) the par
+    columns follow (``core.par.PAR_TYPES``): ``par_tricks``, the double-dummy tricks of the
+    row's side (repeated on its seats, like ``side_taken``), and ``par_nil_safe``, whether the
+    seat's nil is double-dummy safe (missing where the seat did not bid nil).
     """
     players = rules.players
     n_hands = len(hands.hand_id)
@@ -113,4 +118,9 @@ def tidy_frame(hands, rules, strategies, *, config: str = "", duplicate: bool = 
         game_winner[last] = [winners[g] for g in hands.game_id[last].tolist()]
     frame["game_over"] = game_over[rows]
     frame["game_winner"] = game_winner[rows]
-    return frame[list(TIDY_COLUMNS)]
+    if par is not None:
+        par_tricks, nil_safe = (np.asarray(values) for values in par)
+        frame["par_tricks"] = par_tricks[rows, sides].astype(np.int8)
+        safe = nil_safe[:, :players].reshape(-1)
+        frame["par_nil_safe"] = pd.array(np.where(safe < 0, None, safe == 1), dtype="boolean")
+    return frame[list(tidy_columns(par is not None))]

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ..core import schema
+from ..core.par import tidy_columns
 from ..core.rules import Rules
-from ..core.schema import TIDY_COLUMNS
 from ..core.seeding import stream_keys
 from ..core.strategies import Strategy
 from ..game import dispatch
@@ -105,22 +105,31 @@ def _home_seats(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def play_chunk(spec: RunSpec, chunk: int) -> pd.DataFrame:
-    """Play one chunk of every configuration of ``spec``; the tidy frame of its hands."""
+    """Play one chunk of every configuration of ``spec``; the tidy frame of its hands (with
+    the par columns when ``spec.par``: the hands are then played with their plays recorded,
+    which changes no hand, to re-apply the exchanges before solving them double dummy)."""
     keys = stream_keys(spec.seed)
     first, count = spec.chunk_range(chunk)
+    record = bool(spec.par)
+    if record:
+        from ..game.par import records_par  # (loads the double-dummy solver's kernels)
     frames = []
     for config in spec.configs:
+        solved: dict = {}  # the positions solved double dummy under these rules
         for duplicate in ((False, True) if spec.duplicate else (False,)):
             strategies = _rotated(config.strategies, 1 if duplicate else 0)
             if spec.games_mode:
-                hands, games = dispatch.play_games(config.rules, strategies, keys, first, count)
+                hands, games = dispatch.play_games(config.rules, strategies, keys, first, count,
+                                                   record)
             else:
-                hands = dispatch.play_hands(config.rules, strategies, keys, first, count)
+                hands = dispatch.play_hands(config.rules, strategies, keys, first, count,
+                                            record)
                 games = None
+            par = records_par(config.rules, hands, solved) if spec.par else None
             frame = tidy_frame(hands, config.rules, strategies, config=config.name,
-                               duplicate=duplicate, chunk=chunk, games=games)
+                               duplicate=duplicate, chunk=chunk, games=games, par=par)
             frames.append(_home_seats(frame) if duplicate else frame)
-    return _categorical(pd.concat(frames, ignore_index=True))[list(TIDY_COLUMNS)]
+    return _categorical(pd.concat(frames, ignore_index=True))[list(tidy_columns(spec.par))]
 
 
 def _categorical(frame: pd.DataFrame) -> pd.DataFrame:
@@ -130,15 +139,16 @@ def _categorical(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def simulate(configs, *, n_hands: int | None = None, n_games: int | None = None, seed: int = 0,
-             chunk_size: int = 100_000, duplicate: bool = False, jobs: int = 1) -> pd.DataFrame:
+             chunk_size: int = 100_000, duplicate: bool = False, jobs: int = 1,
+             par: bool = False) -> pd.DataFrame:
     """A run straight to a DataFrame: the same rows as the same spec written to disk.
 
     ``configs``: a list of :class:`~spades_sim.run.spec.Config` (or ``(name, rules,
-    strategies)`` tuples).
+    strategies)`` tuples); ``par``: add the par columns (``core.par.PAR_TYPES``).
     """
     configs = tuple(c if isinstance(c, Config) else make_config(*c) for c in configs)
     spec = RunSpec(configs, seed, n_hands=n_hands, n_games=n_games, chunk_size=chunk_size,
-                   duplicate=duplicate)
+                   duplicate=duplicate, par=par)
     if jobs == 1:
         frames = [play_chunk(spec, chunk) for chunk in range(spec.n_chunks)]
     else:

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..core.par import NULLABLE_COLUMNS, tidy_types
 from ..core.schema import TIDY_TYPES
 from .folder import CHUNK_PATTERN, META, _reason
 from .spec import RunSpec
@@ -28,8 +30,9 @@ KEY_CHUNK = b"spades_sim.chunk"  # the chunk's index
 KEY_ROWS = b"spades_sim.rows"  # its row count
 KEY_SHA256 = b"spades_sim.sha256"  # table_checksum of its content
 
-# A chunk file has exactly the columns and types of ``core.schema.TIDY_TYPES``; a file with any
-# other column or type is not a chunk of a run.
+# A chunk file has exactly the columns and types of ``core.schema.TIDY_TYPES`` (and of the par
+# columns, ``core.par.PAR_TYPES``, in a run played with par: ``RunSpec.columns``); a file with
+# any other column or type is not a chunk of the run.
 
 
 def logical_type(data_type: pa.DataType) -> str:
@@ -42,23 +45,26 @@ def logical_type(data_type: pa.DataType) -> str:
     return str(data_type)
 
 
-def schema_problem(table: pa.Table) -> str | None:
-    """How ``table``'s columns differ from the run schema (names, order, types, missing
-    values); None when they do not."""
+def schema_problem(table: pa.Table, types: dict | None = None) -> str | None:
+    """How ``table``'s columns differ from the run schema ``types`` (default
+    ``core.schema.TIDY_TYPES``; ``core.par.tidy_types(True)`` for a run with par): names,
+    order, types, missing values (allowed only in ``core.par.NULLABLE_COLUMNS``); None when
+    they do not."""
+    types = TIDY_TYPES if types is None else types
     names = list(table.column_names)
-    if names != list(TIDY_TYPES):
-        missing = [name for name in TIDY_TYPES if name not in names]
-        extra = [name for name in names if name not in TIDY_TYPES]
+    if names != list(types):
+        missing = [name for name in types if name not in names]
+        extra = [name for name in names if name not in types]
         if missing:
-            return f"no column {missing[0]!r} ({len(names)} of {len(TIDY_TYPES)} columns)"
+            return f"no column {missing[0]!r} ({len(names)} of {len(types)} columns)"
         if extra:
             return f"column {extra[0]!r} is not in the run schema"
         return "its columns are not in the run schema's order"
     for name, column in zip(names, table.columns):
         kind = logical_type(column.type)
-        if kind != TIDY_TYPES[name]:
-            return f"column {name} is {kind}, the run schema has {TIDY_TYPES[name]}"
-        if column.null_count:
+        if kind != types[name]:
+            return f"column {name} is {kind}, the run schema has {types[name]}"
+        if column.null_count and name not in NULLABLE_COLUMNS:
             return f"column {name} has {column.null_count:,} missing values"
     return None
 
@@ -83,6 +89,9 @@ def table_checksum(table: pa.Table) -> str:
     header line (``[name, type]``; for a ``category`` column ``[name, "category", sorted
     distinct values]``) and its values: numbers as little-endian fixed-width integers (or
     floats), bools as one byte, categories as int32 positions in the sorted distinct values.
+    A column with missing values (only the par column ``par_nil_safe`` has them) has the header
+    ``[name, type, "nulls"]`` and its values are one byte per row (1: present) followed by the
+    values with the missing ones as 0.
     """
     digest = hashlib.sha256(f"spades_sim chunk v1 rows={table.num_rows}\n".encode())
     for name, column in zip(table.column_names, table.columns):
@@ -90,6 +99,16 @@ def table_checksum(table: pa.Table) -> str:
         if kind == "category":
             distinct, data = _category_codes(column)
             header = [name, kind, distinct]
+        elif column.null_count:
+            present = np.asarray(column.is_valid().to_numpy(zero_copy_only=False),
+                                 dtype=np.uint8)
+            filled = pc.fill_null(column, pa.scalar(0).cast(column.type))
+            data = np.asarray(filled.to_numpy())
+            if data.dtype.kind not in "biuf":
+                raise ValueError(f"column {name}: {kind} has no checksum")
+            header = [name, kind, "nulls"]
+            data = np.concatenate([present, data.astype(data.dtype.newbyteorder("<"),
+                                                        copy=False).view(np.uint8)])
         else:
             data = np.asarray(column.to_numpy())
             if data.dtype.kind not in "biuf":
@@ -155,7 +174,7 @@ def _provenance_problem(spec, run_hash, listing, chunk, table, kv) -> str | None
         return f"it belongs to another run (run {run[:12]}, this run is {run_hash[:12]})"
     if index != str(chunk):
         return f"it is chunk {index} of this run, not chunk {chunk} (copied or renamed?)"
-    problem = schema_problem(table)
+    problem = schema_problem(table, tidy_types(spec.par))
     if problem:
         return f"it does not have the run schema: {problem}"
     if rows != str(table.num_rows):

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.errors import RunError, SpadesError
 from ..core.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_UNITS
+from ..core.par import tidy_columns
 from ..core.rules import Rules, build_rules, rules_from_spec
 from ..core.seeding import check_seed
 from ..core.strategies import Strategy, parse_strategy
@@ -129,6 +130,7 @@ class RunSpec:
     n_games: int | None = None
     chunk_size: int = 100_000
     duplicate: bool = False
+    par: bool = False
     extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
@@ -165,6 +167,8 @@ class RunSpec:
                            f"larger chunk size")
         if not isinstance(self.duplicate, (bool, np.bool_)):
             raise RunError(f"duplicate: {self.duplicate!r} is not true or false")
+        if not isinstance(self.par, (bool, np.bool_)):
+            raise RunError(f"par: {self.par!r} is not true or false")
         if self.duplicate and any(c.rules.players != 4 or not c.rules.partnership
                                   for c in self.configs):
             raise RunError("duplicate mode needs four players in partnerships")
@@ -195,8 +199,10 @@ class RunSpec:
         return first, min(self.chunk_size, self.units - first)
 
     def identity(self) -> dict:
-        """Everything the results depend on (a directory holds one identity only)."""
-        return {
+        """Everything the results depend on (a directory holds one identity only); ``par``
+        only when the run has the par columns (a run without keeps the identity it always
+        had)."""
+        identity = {
             "format": FORMAT_VERSION,
             "seed": int(self.seed),
             "unit": self.unit_name,
@@ -209,6 +215,14 @@ class RunSpec:
             "engine": engine_hash() + plugin_sources_hash(
                 [s for c in self.configs for s in c.strategies]),
         }
+        if self.par:
+            identity["par"] = True
+        return identity
+
+    @property
+    def columns(self) -> tuple:
+        """The run's columns: ``core.schema.TIDY_COLUMNS``, and the par columns with par."""
+        return tidy_columns(self.par)
 
     def identity_hash(self) -> str:
         """``identity_hash(self.identity())``: the run hash every chunk file carries."""
@@ -229,7 +243,8 @@ class RunSpec:
             raise RunError("identity: configs must be a non-empty list")
         units = {"n_" + data["unit"]: data["units"]}
         return cls(tuple(Config.from_dict(c) for c in data["configs"]), data["seed"],
-                   chunk_size=data["chunk_size"], duplicate=data["duplicate"], **units)
+                   chunk_size=data["chunk_size"], duplicate=data["duplicate"],
+                   par=data.get("par", False), **units)
 
 
 def shard_chunks(spec: RunSpec, shard: tuple[int, int] | None) -> list[int]:
