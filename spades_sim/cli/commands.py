@@ -271,15 +271,15 @@ def cmd_strategies(args):
             if param.name not in shown:
                 print(f"    {param.name} = {format_number(param.default)}    {param.doc}")
         shown.update(p.name for p in kind.params)
-    print("presets (NAME or NAME:param=value,... like a kind):")
-    for preset in STRATEGY_PRESETS.values():
-        changes = ", ".join(f"{k}={format_number(v)}" for k, v in preset.params.items())
-        print(f"{preset.name}: {preset.kind} with {changes}\n    {preset.doc}")
     for shipped in SHIPPED.values():
         kind = shipped.kind
         print(f"{kind.name}: {kind.doc}")
         for param in kind.params:
             print(f"    {param.name} = {format_number(param.default)}    {param.doc}")
+    print("presets (NAME or NAME:param=value,... like a kind):")
+    for preset in STRATEGY_PRESETS.values():
+        changes = ", ".join(f"{k}={format_number(v)}" for k, v in preset.params.items())
+        print(f"{preset.name}: {preset.kind} with {changes}\n    {preset.doc}")
     print(f"plug-ins: {PLUGIN_KIND.doc}")
     return 0
 

@@ -381,17 +381,17 @@ SHIPPED: dict[str, Shipped] = {
             "each card, deals the unseen cards anew consistently with what the seat has seen "
             "(its cards, the cards played, voids shown, hand counts, cards it passed), solves "
             "each deal double dummy for every legal card, and plays the card with the best "
-            "average: the hand's score of the double-dummy tricks for its side minus the "
-            "others' (a live nil counted as made when it is double-dummy safe), or the tricks "
-            "alone; ties go to the heuristic's card, then the lowest. Slow (a Python plug-in "
-            "calling the solver; docs/strategies.md); bids and every other choice are the "
-            "heuristic's",
+            "total: live nils first (kept double-dummy safe, else not taking the trick; covered "
+            "by the partner; set by the opponents), then the hand's score of the side's "
+            "double-dummy tricks minus the others', or the tricks alone; ties go to the "
+            "heuristic's card, then the lowest. Slow (a Python plug-in calling the solver; "
+            "docs/strategies.md); bids and every other choice are the heuristic's",
             (
                 Param("samples", 20, "deals sampled per card decision (the search budget)", 1,
                       10000, True),
                 Param("score", 1,
                       "value a card by the hand's score of its double-dummy tricks (1), or by "
-                      "the tricks alone, a live nil's safety first (0)", 0, 1, True),
+                      "the tricks alone (0)", 0, 1, True),
             ),
         ),
         "spades_sim.game.pimc",

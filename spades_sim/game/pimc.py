@@ -12,18 +12,24 @@ live nil that matters is checked with :func:`~spades_sim.engine.dd.nil_safe` aft
 The card with the best total over the samples is played; ties go to the heuristic's card when
 it is among the best, else to the lowest card.
 
-A card's value in one sample (``score=1``, the default) is the hand's score, by the rules'
-scoring, of the final tricks that sample implies: the tricks taken so far plus the double-dummy
-tricks of the seat's side from here on (the others take the rest), with every live nil counted
-as made when it is double-dummy safe after the card (one trick to the bidder otherwise); in
-partnership play the value is the side's points minus the other side's, in individual play
-(two or three players, or four without partnerships) the seat's own points (the solver then
-plays the seat alone against all the others, and the others' tricks are not split among them).
-A seat with its own live nil in individual play is valued by the nil's safety alone. With
-``score=0`` the value is the side's double-dummy tricks, plus ``hand_size + 1`` for each live
-nil of the seat's side that is safe and each live nil of another side that is not, so the
-nils come first (a nil bidder plays to stay safe, its partner covers it, the opponents try to
-set it).
+Live nils come first. For each nil still unbroken that matters (every one in partnership
+play; the seat's own in individual play) and each sample, the nil's state after the card is
+2 when it is double-dummy safe (:func:`~spades_sim.engine.dd.nil_safe`: its bidder and partner
+avoid every trick against a defence out to set it), 1 when good play sets it, and 0 when its
+bidder holds the trick's winning card right after the card. The card with the highest sum of
+these states over the samples (counted positive for the seat's side's nils, negative for the
+others') is played: a nil bidder keeps its nil safe where it can and otherwise does not take
+the trick, its partner covers it, the opponents try to set it.
+
+Among the cards equal there, a card's value in one sample (``score=1``, the default) is the
+hand's score, by the rules' scoring, of the final tricks that sample implies: the tricks taken
+so far plus the double-dummy tricks of the seat's side from here on (the others take the
+rest), each live nil counted as made when it is safe (one trick to its bidder otherwise); in
+partnership play the side's points minus the other side's, in individual play (two or three
+players, or four without partnerships) the seat's own points (the solver then plays the seat
+alone against all the others, whose tricks are not split among them). A seat with its own
+live nil in individual play is valued by the nil alone. With ``score=0`` the value is the
+side's double-dummy tricks (classic perfect-information sampling).
 
 The player never looks at the hidden cards: it reads only the seat's observation and the deals
 it samples. Bids and every other choice (blind bids, bumps, passes, draw-deal keeps) are the
@@ -59,7 +65,7 @@ class Pimc:
         Deals sampled per card decision, 1 to 10000 (default 20).
     score : int, optional
         1 (default): value a card by the hand's score of its double-dummy tricks; 0: by the
-        tricks alone, live nils first.
+        tricks alone (live nils first either way).
 
     Raises
     ------
@@ -94,17 +100,22 @@ class Pimc:
         return best_card(totals, preferred)
 
 
-def best_card(totals: dict[int, int], preferred: int | None = None) -> int:
-    """The card of highest total; among equal ones ``preferred`` if it is one, else the
-    lowest."""
+def best_card(totals: dict, preferred: int | None = None) -> int:
+    """The card of highest total (numbers, or tuples compared in order); among equal ones
+    ``preferred`` if it is one, else the lowest."""
     top = max(totals.values())
     best = [card for card, total in totals.items() if total == top]
     return preferred if preferred in best else min(best)
 
 
+# A live nil after a card, in one sample: safe double dummy; lost if the others play well; or
+# lost at once (its bidder holds the trick's winning card).
+NIL_SAFE, NIL_UNSAFE, NIL_TAKING = 2, 1, 0
+
+
 def card_values(hand: Hand, seat: int, samples: int, rng, *, score: bool = True
-                ) -> dict[int, int]:
-    """Each legal card's total value over ``samples`` deals of the hidden cards.
+                ) -> dict[int, tuple[int, int]]:
+    """Each legal card's totals over ``samples`` deals of the hidden cards.
 
     Parameters
     ----------
@@ -121,11 +132,16 @@ def card_values(hand: Hand, seat: int, samples: int, rng, *, score: bool = True
 
     Returns
     -------
-    dict of int to int
-        For each legal card, the sum of its values over the samples.
+    dict of int to (int, int)
+        For each legal card, ``(nil, value)``: ``nil`` the sum over the samples and the live
+        nils that matter of the nil's state after the card (2 safe, 1 lost against good play,
+        0 its bidder holds the trick's winning card), counted positive for the seat's side's
+        nils and negative for the others'; ``value`` the sum of the card's values (the score
+        or the tricks). Cards compare by ``nil`` first.
     """
     rules = hand.rules
     legal = [card for card in range(54) if hand.legal_card_mask() >> card & 1]
+    nil_totals = dict.fromkeys(legal, 0)
     totals = dict.fromkeys(legal, 0)
     players = rules.players
     trick = [card for _, card in hand.trick]
@@ -136,10 +152,8 @@ def card_values(hand: Hand, seat: int, samples: int, rng, *, score: bool = True
         broken = True
     live = [s for s in range(players)
             if is_nil(rules, hand.bids[s], hand.blind[s]) and hand.tricks[s] == 0]
-    if rules.partnership:
-        nils = live
-    else:
-        nils = [s for s in live if s == seat]
+    nils = live if rules.partnership else [s for s in live if s == seat]
+    side = rules.side_of(seat)
     own_nil_only = not rules.partnership and seat in nils
     for _ in range(samples):
         deal = sample_hidden(hand, seat, rng).hands
@@ -147,24 +161,17 @@ def card_values(hand: Hand, seat: int, samples: int, rng, *, score: bool = True
             rules, deal, hand.leader, trick=trick, trick_index=hand.trick_index,
             spades_broken=broken)
         for card in legal:
-            safe = {nil: _nil_safe_after(rules, deal, hand.leader, trick, hand.trick_index,
-                                         broken, seat, card, nil) for nil in nils}
+            levels = {nil: _nil_level(rules, deal, hand.leader, trick, hand.trick_index,
+                                      broken, seat, card, nil) for nil in nils}
+            nil_totals[card] += sum(level if rules.side_of(nil) == side else -level
+                                    for nil, level in levels.items())
             tricks = solved.get(card, 0)
             if score:
+                safe = {nil: level == NIL_SAFE for nil, level in levels.items()}
                 totals[card] += _score_value(hand, seat, tricks, safe)
             else:
-                totals[card] += _trick_value(rules, seat, tricks, safe)
-    return totals
-
-
-def _trick_value(rules, seat: int, tricks: int, safe: dict[int, bool]) -> int:
-    weight = rules.hand_size + 1
-    side = rules.side_of(seat)
-    value = tricks
-    for nil, is_safe in safe.items():
-        if is_safe == (rules.side_of(nil) == side):
-            value += weight
-    return value
+                totals[card] += tricks
+    return {card: (nil_totals[card], totals[card]) for card in legal}
 
 
 def _score_value(hand: Hand, seat: int, future: int, safe: dict[int, bool]) -> int:
@@ -197,25 +204,30 @@ def _score_value(hand: Hand, seat: int, future: int, safe: dict[int, bool]) -> i
     return value
 
 
-def _nil_safe_after(rules, deal, leader: int, trick: list[int], trick_index: int, broken: bool,
-                    seat: int, card: int, nil_seat: int) -> bool:
-    """Whether ``nil_seat``'s nil is double-dummy safe once ``seat`` plays ``card``."""
+def _nil_level(rules, deal, leader: int, trick: list[int], trick_index: int, broken: bool,
+               seat: int, card: int, nil_seat: int) -> int:
+    """The state of ``nil_seat``'s live nil once ``seat`` plays ``card`` (``NIL_SAFE``,
+    ``NIL_UNSAFE`` or ``NIL_TAKING``), double dummy."""
     after = list(deal)
     before = after[seat]
     after[seat] = before & ~(1 << card)
     cards = trick + [card]
     if len(cards) < rules.players:
-        return nil_safe(rules, after, leader, nil_seat, trick=cards, trick_index=trick_index,
-                        spades_broken=broken)
+        if nil_safe(rules, after, leader, nil_seat, trick=cards, trick_index=trick_index,
+                    spades_broken=broken):
+            return NIL_SAFE
+        winner = (leader + trick_winner(cards)) % rules.players
+        return NIL_TAKING if winner == nil_seat else NIL_UNSAFE
     winner = (leader + trick_winner(cards)) % rules.players
     if winner == nil_seat:
-        return False
+        return NIL_TAKING
     if trick_index + 1 == rules.hand_size:
-        return True
+        return NIL_SAFE
     led = _suit(trick[0]) if trick else None
     broken = broken or breaks_spades(rules, card, len(trick), led, before)
-    return nil_safe(rules, after, winner, nil_seat, trick_index=trick_index + 1,
+    safe = nil_safe(rules, after, winner, nil_seat, trick_index=trick_index + 1,
                     spades_broken=broken)
+    return NIL_SAFE if safe else NIL_UNSAFE
 
 
 __all__ = ["Pimc", "best_card", "card_values"]
