@@ -167,3 +167,14 @@ def test_whole_hand_through_the_run_entry_points(capsys):
                  "--strategy", "pimc:samples=2", "--strategy", "heuristic", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["strategies"] == "pimc:samples=2" and rows[0]["hands"] == 1
+
+
+def test_in_experiment_files():
+    from spades_sim.experiment import parse_experiment
+
+    text = ('name = "p"\ntitle = "t"\nquestion = "q"\nseed = 1\nhands = 2\n'
+            'analyses = ["bid_accuracy"]\n\n[[grid]]\nname = "s={samples}"\nrules = "classic"\n'
+            'strategy = ["pimc", "heuristic", "pimc", "heuristic"]\n'
+            'params = { samples = [2, 4] }\n')
+    specs = [[s.spec() for s in config.strategies] for config in parse_experiment(text).configs]
+    assert specs == [["pimc:samples=2", "heuristic"] * 2, ["pimc:samples=4", "heuristic"] * 2]
