@@ -9,7 +9,7 @@ import sys
 from ..core.errors import UsageError
 from ..core.limits import MAX_CHUNK_SIZE
 from ..core.rules import FIELD_DOCS, FIELD_NAMES, PRESET_DOCS, PRESETS, build_rules
-from ..core.strategies import KINDS, PLUGIN_KIND, format_number, seat_strategies
+from ..core.strategies import KINDS, PLUGIN_KIND, SHIPPED, format_number, seat_strategies
 from ..core.strategies import PRESETS as STRATEGY_PRESETS
 from .options import _build, _check_options
 
@@ -271,6 +271,11 @@ def cmd_strategies(args):
             if param.name not in shown:
                 print(f"    {param.name} = {format_number(param.default)}    {param.doc}")
         shown.update(p.name for p in kind.params)
+    for shipped in SHIPPED.values():
+        kind = shipped.kind
+        print(f"{kind.name}: {kind.doc}")
+        for param in kind.params:
+            print(f"    {param.name} = {format_number(param.default)}    {param.doc}")
     print("presets (NAME or NAME:param=value,... like a kind):")
     for preset in STRATEGY_PRESETS.values():
         changes = ", ".join(f"{k}={format_number(v)}" for k, v in preset.params.items())

@@ -259,27 +259,32 @@ def format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
+def _checked_value(kind: StrategyKind, name: str, key: str, value) -> float:
+    """A parameter's value as a float, checked against its kind's range (StrategyError)."""
+    param = kind.param(key)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise StrategyError(f"strategy {name}: parameter {key}={value!r} is not a number")
+    if not np.isfinite(number) or not param.low <= number <= param.high:
+        raise StrategyError(
+            f"strategy {name}: parameter {key}={value} is out of range "
+            f"{format_number(param.low)}..{format_number(param.high)}"
+        )
+    if param.integer and not number.is_integer():
+        raise StrategyError(f"strategy {name}: parameter {key}={value} is not an integer")
+    return number
+
+
 def make_strategy(name: str, **params) -> Strategy:
     """A strategy by kind or preset name with parameter overrides, validated."""
     if name not in KINDS and name not in PRESETS:
         raise StrategyError(f"unknown strategy {name!r}; allowed: "
-                            f"{', '.join([*KINDS, *PRESETS])}")
+                            f"{', '.join([*KINDS, *PRESETS, *SHIPPED])}")
     values = Strategy(name).defaults()
     kind = Strategy(name).kind
     for key, value in params.items():
-        param = kind.param(key)
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise StrategyError(f"strategy {name}: parameter {key}={value!r} is not a number")
-        if not np.isfinite(number) or not param.low <= number <= param.high:
-            raise StrategyError(
-                f"strategy {name}: parameter {key}={value} is out of range "
-                f"{format_number(param.low)}..{format_number(param.high)}"
-            )
-        if param.integer and not number.is_integer():
-            raise StrategyError(f"strategy {name}: parameter {key}={value} is not an integer")
-        values[key] = number
+        values[key] = _checked_value(kind, name, key, value)
     if kind.name == "random" and values["bid_min"] > values["bid_max"]:
         raise StrategyError("strategy random: bid_min is above bid_max")
     return Strategy(name, values)
@@ -323,6 +328,76 @@ class PluginStrategy:
 
     def __str__(self) -> str:
         return self.spec()
+
+
+@dataclass(frozen=True)
+class ShippedStrategy(PluginStrategy):
+    """A strategy that ships with the package as a Python plug-in but is named like a built-in
+    (``pimc:samples=20``): ``alias`` is that name, ``args`` every parameter's value (checked
+    against the kind's ranges). It plays through the game-state API like any Python plug-in."""
+
+    alias: str = ""
+
+    @property
+    def kind(self) -> StrategyKind:  # (PluginStrategy's is PLUGIN_KIND)
+        return SHIPPED[self.alias].kind
+
+    @property
+    def name(self) -> str:
+        return self.alias
+
+    def spec(self) -> str:
+        """Canonical text: the name, then the parameters that differ from their defaults."""
+        changed = [f"{p.name}={format_number(self.params[p.name])}" for p in self.kind.params
+                   if self.params[p.name] != p.default]
+        return self.alias + (":" + ",".join(changed) if changed else "")
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """A shipped plug-in: its kind (name, doc, parameters) and where its class lives."""
+
+    kind: StrategyKind
+    source: str
+    class_name: str
+
+    def strategy(self, **params) -> ShippedStrategy:
+        """The strategy with ``params`` over the defaults, checked (StrategyError)."""
+        name = self.kind.name
+        values = {p.name: float(p.default) for p in self.kind.params}
+        for key, value in params.items():
+            values[key] = _checked_value(self.kind, name, key, value)
+        args = tuple((p.name, int(values[p.name]) if p.integer else values[p.name])
+                     for p in self.kind.params)
+        return ShippedStrategy(self.source, self.class_name, args, alias=name)
+
+
+SHIPPED: dict[str, Shipped] = {
+    "pimc": Shipped(
+        StrategyKind(
+            "pimc",
+            PLUGIN_KIND.kind,
+            "perfect-information sampling (the method of the strongest bridge programs): for "
+            "each card, deals the unseen cards anew consistently with what the seat has seen "
+            "(its cards, the cards played, voids shown, hand counts, cards it passed), solves "
+            "each deal double dummy for every legal card, and plays the card with the best "
+            "total: live nils first (kept double-dummy safe, else not taking the trick; covered "
+            "by the partner; set by the opponents), then the hand's score of the side's "
+            "double-dummy tricks minus the others', or the tricks alone; ties go to the "
+            "heuristic's card, then the lowest. Slow (a Python plug-in calling the solver; "
+            "docs/strategies.md); bids and every other choice are the heuristic's",
+            (
+                Param("samples", 20, "deals sampled per card decision (the search budget)", 1,
+                      10000, True),
+                Param("score", 1,
+                      "value a card by the hand's score of its double-dummy tricks (1), or by "
+                      "the tricks alone (0)", 0, 1, True),
+            ),
+        ),
+        "spades_sim.game.pimc",
+        "Pimc",
+    ),
+}
 
 
 def is_plugin_name(name: str) -> bool:
@@ -385,6 +460,8 @@ def parse_strategy(text) -> Strategy | PluginStrategy:
     'random'
     >>> parse_strategy("mypackage.bots:Greedy").class_name
     'Greedy'
+    >>> parse_strategy("pimc:samples=8").spec()
+    'pimc:samples=8'
     """
     if isinstance(text, (Strategy, PluginStrategy)):
         return text
@@ -399,10 +476,12 @@ def parse_strategy(text) -> Strategy | PluginStrategy:
         if not sep:
             raise StrategyError(f"strategy {name}: {item!r} is not param=value")
         params[key.strip()] = value.strip()
+    if name.strip() in SHIPPED:
+        return SHIPPED[name.strip()].strategy(**params)
     return make_strategy(name.strip(), **params)
 
 
-def seat_strategies(specs, players: int) -> list[Strategy]:
+def seat_strategies(specs, players: int) -> list[Strategy | PluginStrategy]:
     """One strategy per seat from one spec (every seat) or one per seat."""
     strategies = [parse_strategy(spec) for spec in specs]
     if len(strategies) == 1:

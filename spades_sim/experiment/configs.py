@@ -11,7 +11,7 @@ import re
 from ..core.errors import RulesError, RunError, StrategyError
 from ..core.limits import MAX_GRID
 from ..core.rules import FIELD_NAMES, PRESETS, Rules, build_rules
-from ..core.strategies import KINDS, parse_strategy
+from ..core.strategies import KINDS, SHIPPED, parse_strategy
 from ..core.strategies import PRESETS as STRATEGY_PRESETS
 from ..run import make_config
 from .model import CONFIG_KEYS, GRID_KEYS, ConfigSource
@@ -301,6 +301,8 @@ def _param_names(spec: str) -> set[str]:
     name = spec.split(":", 1)[0].strip()
     if name in STRATEGY_PRESETS:
         name = STRATEGY_PRESETS[name].kind
+    if name in SHIPPED:
+        return {param.name for param in SHIPPED[name].kind.params}
     return {param.name for param in KINDS[name].params} if name in KINDS else set()
 
 
