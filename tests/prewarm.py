@@ -39,7 +39,12 @@ def plugins():
     play_hands(RULES, [f"{PLUGINS / 'lowest.py'}:LowestNumba"] * 4, KEYS, 0, 1)
 
 
-GROUPS = {"hands": hands, "search": search, "plugins": plugins}
+def solver():
+    """The double-dummy solver (its kernels have signatures: importing compiles them)."""
+    from spades_sim.engine import dd  # noqa: F401
+
+
+GROUPS = {"hands": hands, "search": search, "plugins": plugins, "solver": solver}
 
 if __name__ == "__main__":
     GROUPS[sys.argv[1]]()
