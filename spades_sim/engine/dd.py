@@ -126,15 +126,26 @@ def _top_cards(live, count):
     return cards
 
 
-@njit(_I64(_ARR, _I64, _I64, _I64), cache=True)
-def _side_trumps_rel(hands, players, side_mask, union):
-    """The run of top trumps a side holds (the cards ``_sure_later_nb`` relies on)."""
+@njit(_I64(_ARR, _I64, _I64, _I64, _I64), cache=True)
+def _side_trumps_rel(hands, players, side_mask, union, needed):
+    """The top trumps ``_sure_later_nb`` relies on for ``needed`` tricks: the side's run of
+    top trumps from the top down to where one of its seats holds ``needed`` of them."""
     side_cards = 0
     for seat in range(players):
         if (side_mask >> seat) & 1:
             side_cards |= hands[seat]
     live = union & TRUMP_MASK
-    return _top_cards(live, _top_run(side_cards & TRUMP_MASK, live))
+    cards = 0
+    while live != 0:
+        top = highest_card(live)
+        if ((side_cards >> top) & 1) == 0:
+            break
+        cards |= 1 << top
+        live ^= 1 << top
+        for seat in range(players):
+            if (side_mask >> seat) & 1 and popcount(hands[seat] & cards) >= needed:
+                return cards
+    return cards
 
 
 @njit(_I64(_ARR, _I64, _I64, _I64), cache=True)
@@ -165,8 +176,8 @@ def _sure_later_nb(hands, players, side_mask, union):
     return best
 
 
-@njit(_I64(_RULES, _ARR, _ARR, _I64, _I64, _I64, _I64, _I64), cache=True)
-def _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union):
+@njit(_I64(_RULES, _ARR, _ARR, _I64, _I64, _I64, _I64, _I64, _I64), cache=True)
+def _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union, needed):
     """Quick tricks: tricks the leader's side takes by cashing the leader's top cards, the
     run of top trumps first (when trumps may be led), then in each side suit the run of top
     cards for as many rounds as every opponent holding trumps can follow (one who cannot
@@ -178,11 +189,16 @@ def _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union):
     sure = 0
     rel = 0
     if lead_mask_nb(rules, lead_hand, broken, tidx) & TRUMP_MASK:
-        sure = _top_run(lead_hand & TRUMP_MASK, union & TRUMP_MASK)
+        sure = min(_top_run(lead_hand & TRUMP_MASK, union & TRUMP_MASK), needed)
         rel = _top_cards(union & TRUMP_MASK, sure)
+        if sure >= needed:
+            ctx[CTX_REL] = rel
+            return sure
     side = 0
     side_rel = 0
     for suit in range(3):
+        if sure + side >= needed:
+            break
         suit_cards = _suit_mask(suit)
         run = _top_run(lead_hand & suit_cards, union & suit_cards)
         if run == 0:
@@ -195,6 +211,7 @@ def _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union):
                 length = popcount(held & suit_cards)
                 if length < run:
                     run = length
+        run = min(run, needed - sure - side)
         side += run
         side_rel |= _top_cards(union & suit_cards, run)
     if side > 0:
@@ -395,7 +412,8 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
         leader_max = (max_mask >> leader) & 1
         # Quick tricks of the side on lead.
         if nil_seat < 0 and not (rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0):
-            sure = _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union)
+            needed = target if leader_max else remaining - target + 1
+            sure = _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union, needed)
             if leader_max:
                 if sure >= target:
                     ctx[CTX_QUICK_CUT] += 1
@@ -406,12 +424,13 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
         if nil_seat < 0:
             if _sure_later_nb(hands, players, max_mask, union) >= target:
                 ctx[CTX_QUICK_CUT] += 1
-                ctx[CTX_REL] = _side_trumps_rel(hands, players, max_mask, union)
+                ctx[CTX_REL] = _side_trumps_rel(hands, players, max_mask, union, target)
                 return True
             others = ((1 << players) - 1) & ~max_mask
             if remaining - _sure_later_nb(hands, players, others, union) < target:
                 ctx[CTX_QUICK_CUT] += 1
-                ctx[CTX_REL] = _side_trumps_rel(hands, players, others, union)
+                ctx[CTX_REL] = _side_trumps_rel(hands, players, others, union,
+                                                remaining - target + 1)
                 return False
         ctx[CTX_BOUNDARY] += 1
         # Transposition table (partition search): the bucket is the suit lengths of every
