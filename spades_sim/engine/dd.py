@@ -977,6 +977,7 @@ def solve_cards(rules: Rules, hands, leader: int, *, trick=(), trick_index: int 
     ctx[CTX_MAX] = max_mask
     ctx[CTX_NIL] = -1
     values = {}
+    last = -1  # the previous card's value: the next card's first guess (they differ little)
     for card in range(54):
         if not (legal >> card) & 1:
             continue
@@ -991,10 +992,13 @@ def solve_cards(rules: Rules, hands, leader: int, *, trick=(), trick_index: int 
             if remaining == 0:
                 values[card] = taken
                 continue
-            guess = int(_guess_nb(kernel, child, max_mask, remaining))
+            if last >= 0:
+                guess = min(max(last - taken, 0), remaining)
+            else:
+                guess = int(_guess_nb(kernel, child, max_mask, remaining))
             rest = _value_nb(kernel, child, ctx, tt, moves, 0, winner, now_broken, tidx + 1,
                              0, -1, -1, 0, guess)
-            values[card] = taken + int(rest)
+            values[card] = last = taken + int(rest)
             continue
         if pos == 0:
             new_led = int(card_mask_of_suit(3 if card >= 39 else card // 13))
@@ -1005,10 +1009,13 @@ def solve_cards(rules: Rules, hands, leader: int, *, trick=(), trick_index: int 
             strength, new_seat = win_strength, win_seat
         else:
             new_seat = seat
-        guess = int(_guess_nb(kernel, child, max_mask, rules.hand_size - tidx))
-        values[card] = int(_value_nb(kernel, child, ctx, tt, moves, pos + 1, leader, now_broken,
-                                     tidx, new_led, strength, new_seat, on_table | (1 << card),
-                                     guess))
+        if last >= 0:
+            guess = last
+        else:
+            guess = int(_guess_nb(kernel, child, max_mask, rules.hand_size - tidx))
+        last = int(_value_nb(kernel, child, ctx, tt, moves, pos + 1, leader, now_broken, tidx,
+                             new_led, strength, new_seat, on_table | (1 << card), guess))
+        values[card] = last
     return values
 
 
