@@ -130,10 +130,10 @@ def shared_deals(rules_by_config: dict) -> list[Markup]:
     >>> sentences = shared_deals({"a": preset("classic"), "b": preset("simple"),
     ...                           "c": preset("casual"), "d": preset("jokers")})
     >>> for sentence in sentences[1:]:
-    ...     print(sentence.striptags()[:66])
-    a, b are dealt identical cards in the same seats on every hand.
-    c is dealt the same cards as a except on the hands it redeals as m
-    d deals another deck (4 players, jokers deck, standard deal) from
+    ...     print(sentence.striptags()[:60])
+    a, b are dealt identical cards in the same seats on every ha
+    c is dealt the same cards as a except on the hands it redeal
+    d deals another deck (4 players, jokers deck, standard deal)
     """
     sentences = [Markup(
         "Every configuration plays from the same random streams (the same seed and hand ids: "
