@@ -84,21 +84,25 @@ def test_bid_accuracy_by_strategy(bidding):
     assert table.loc["h", ["side_hands", "contracts", "sets"]].tolist() == [2, 2, 1]
     assert table.loc["r", ["side_hands", "contracts", "sets"]].tolist() == [2, 2, 0]
     assert table.loc["h", "set_rate"] == 0.5 and table.loc["r", "set_rate"] == 0.0
-    assert table.loc["h", "bags_per_hand"] == 1.0 and table.loc["r", "bags_per_hand"] == 2.5
-    # bags per side-hand: h [0, 2], r [5, 0]: normal interval of the mean
+    assert table.loc["h", "overtricks_per_hand"] == 1.0
+    assert table.loc["r", "overtricks_per_hand"] == 2.5
+    # overtricks per side-hand: h [0, 2], r [5, 0]: normal interval of the mean
     half = Z * np.std([5, 0], ddof=1) / sqrt(2)
-    assert table.loc["r", "bags_per_hand_low"] == pytest.approx(2.5 - half)
-    assert table.loc["r", "bags_per_hand_high"] == pytest.approx(2.5 + half)
+    assert table.loc["r", "overtricks_per_hand_low"] == pytest.approx(2.5 - half)
+    assert table.loc["r", "overtricks_per_hand_high"] == pytest.approx(2.5 + half)
+    # No failed nil: the bags added are the overtricks.
+    assert table["bags_added_per_hand"].tolist() == table["overtricks_per_hand"].tolist()
 
 
 def test_bid_accuracy_columns_and_other_keys(bidding):
     table = bids.bid_accuracy(bidding, by=("config",))
     assert list(table.columns[:2]) == ["config", "n"]
-    for name in ("exact_rate", "over_rate", "under_rate", "set_rate", "bags_per_hand"):
+    for name in ("exact_rate", "over_rate", "under_rate", "set_rate", "overtricks_per_hand",
+                 "bags_added_per_hand"):
         assert {f"{name}_low", f"{name}_high"} <= set(table.columns)
     row = table.iloc[0]
     assert [row["n"], row["exact"], row["over"], row["under"]] == [7, 4, 2, 1]
-    assert [row["side_hands"], row["sets"], row["bags_per_hand"]] == [4, 1, 1.75]
+    assert [row["side_hands"], row["sets"], row["overtricks_per_hand"]] == [4, 1, 1.75]
     by_bid = bids.bid_accuracy(bidding, by=("config", "bid")).set_index("bid")
     assert by_bid.loc[3, "n"] == 2 and by_bid.loc[3, "exact"] == 1  # seat 0 h0, seat 2 h1
     everything = bids.bid_accuracy(bidding, by=())
@@ -165,22 +169,81 @@ def test_nil_by_feature_and_partner_bid(nils):
     assert nil.nil_by_partner_bid(individual).empty
 
 
-def test_nil_value(nils):
-    rules = {"c": preset("classic", nil_bonus=50)}
-    table = nil.nil_value(nils, rules)
-    assert table["bonus"].tolist() == [50, 200]
-    assert table["ev"].tolist() == pytest.approx([50 * (2 * 2 / 3 - 1), 200.0])
-    low, _ = wilson_interval(2, 3)
-    assert table["ev_low"].iloc[0] == pytest.approx(50 * (2 * low - 1))
-    assert table["ev_high"].iloc[1] == 200.0
-    assert (table["break_even"] == 0.5).all()
-    assert table["pays"].tolist() == [False, False]  # too few nils to be sure
-    many = pd.concat([nils.assign(hand_id=nils["hand_id"] + 3 * k) for k in range(40)])
-    assert nil.nil_value(many, rules)["pays"].tolist() == [True, True]
-    with pytest.raises(ValueError, match="no rules"):
-        nil.nil_value(nils, {})
-    with pytest.raises(ValueError, match="blind"):
-        nil.nil_value(nils, rules, by=("config",))
+def test_bags_added_count_what_the_rules_count():
+    """Hand-computed bags added to the counter, by the rules' failed_nil_tricks.
+
+    Hand 0: side 0 bids 4 and nil, takes 3 and 2 (the nil fails); side 1 bids 3 + 3, takes 5
+    + 3. Under bags_only (classic): side 0's contract tricks are 3 (set, no overtrick) and the
+    nil's 2 tricks are 2 bags; under count_toward_bid they make the contract 5 of 4: 1
+    overtrick, 1 bag. Side 1: 2 overtricks, 2 bags either way. Hand 1: side 0 bids nil and
+    nil and both fail with 1 and 2 tricks (contract 0): 3 bags under either rule (under
+    bags_only as failed-nil tricks, under count_toward_bid as overtricks of a 0 contract).
+    scoring.score_hand agrees (its bag counters from 0).
+    """
+    from spades_sim.analysis.metrics import side_bags
+    from spades_sim.core.scoring import score_hand
+
+    hands = [([4, 3, 0, 3], [3, 5, 2, 3], (2,)), ([0, 6, 0, 4], [1, 6, 2, 4], (0, 2))]
+    expected = {False: ([0, 2, 0, 2], [0, 0, 0, 0]), True: ([1, 2, 1, 2], [3, 0, 3, 0])}
+    for toward, (overtricks_0, overtricks_1) in expected.items():
+        rows = []
+        for hand_id, (bids_, tricks, nil_seats) in enumerate(hands):
+            rows += seat_rows(hand_id, bids_, tricks, nil_seats=nil_seats)
+        frame = tidy(rows, count_toward_bid=toward)
+        overtricks, added = side_bags(frame)
+        assert overtricks.tolist()[:4] == overtricks_0 and overtricks.tolist()[4:] == overtricks_1
+        wanted = {False: [2, 2, 2, 2, 3, 0, 3, 0], True: [1, 2, 1, 2, 3, 0, 3, 0]}[toward]
+        assert added.tolist() == wanted
+        rules = preset("classic", failed_nil_tricks="count_toward_bid" if toward
+                       else "bags_only")
+        for hand_id, (bids_, tricks, _) in enumerate(hands):
+            _, bags_after = score_hand(rules, bids_, [0] * 4, tricks, [0, 0])
+            assert bags_after == added.tolist()[4 * hand_id:4 * hand_id + 2]
+        table = effects.paired_effects(frame, "c", metrics=["bags_added", "overtricks"])
+        means = table.set_index("metric")["config_mean"]
+        assert means["bags_added"] == pytest.approx(sum(wanted[:2] + wanted[4:6]) / 4)
+        assert means["overtricks"] == pytest.approx(
+            (sum(overtricks_0[:2]) + sum(overtricks_1[:2])) / 4)
+        accuracy = bids.bid_accuracy(frame, by=("config",)).iloc[0]
+        # The side-hands with a number bidder: hand 0 both sides, hand 1 side 1 only.
+        assert accuracy["bags_added_per_hand"] == pytest.approx(
+            (wanted[0] + wanted[1] + wanted[5]) / 3)
+
+
+def test_nil_paired_value_hand_computed():
+    """Nil line n against its number line b (4 seats, sides 0/2 and 1/3), three deals.
+
+    Hand 0: seat 0 bids nil and makes it; side 0 scores 150 (b: 70): +80. Hand 1: seat 1
+    bids nil and fails; side 1 scores -80 (b: 50): -130; side 0 (no nil) is left out though
+    its score changed. Hand 2: no nil anywhere: left out. Mean (80 - 130) / 2 = -25, t
+    interval with 1 degree of freedom; 2 nil side-hands of 6: share 1/3.
+    """
+    def hand(config, hand_id, scores, nil_seat=None, tricks=(3, 3, 3, 4)):
+        rows = seat_rows(hand_id, [3, 3, 3, 3], list(tricks), config=config,
+                         nil_seats=() if nil_seat is None else (nil_seat,))
+        for row in rows:
+            row["score_delta"] = scores[row["seat"] % 2]
+        return rows
+
+    rows = hand("n", 0, (150, 60), 0, (0, 3, 5, 5)) + hand("n", 1, (30, -80), 1, (4, 2, 4, 3))
+    rows += hand("n", 2, (60, 70)) + hand("b", 0, (70, 60)) + hand("b", 1, (60, 50))
+    rows += hand("b", 2, (60, 70))
+    frame = tidy(rows)
+    table = nil.nil_paired_value(frame, {"n": "b"})
+    assert len(table) == 1
+    row = table.iloc[0]
+    assert [row["config"], row["number_line"], row["kind"]] == ["n", "b", "nil"]
+    assert [row["n"], row["made"], row["opponents_nil"]] == [2, 1, 0]
+    assert row["share"] == pytest.approx(1 / 3)
+    assert [row["nil_score"], row["number_score"], row["diff"]] == [35.0, 60.0, -25.0]
+    half = 12.706204736174705 * np.std([80, -130], ddof=1) / sqrt(2)  # t(0.975, 1)
+    assert row["diff_low"] == pytest.approx(-25 - half, rel=1e-6)
+    assert row["diff_high"] == pytest.approx(-25 + half, rel=1e-6)
+    with pytest.raises(ValueError, match="not a number line"):
+        nil.nil_paired_value(frame, {"b": "n"})
+    with pytest.raises(ValueError, match="same hands"):
+        nil.nil_paired_value(frame[frame["hand_id"] != 2].loc[lambda f: (
+            f["config"] == "n") | (f["hand_id"] != 1)], {"n": "b"})
 
 
 def test_paired_effects_hand_computed():
@@ -220,7 +283,8 @@ def test_paired_effects_hand_computed():
     assert score["diff_high"] == pytest.approx(25 / 3 + half, rel=1e-9)
     assert table.loc[("alt", "set"), "diff"] == pytest.approx(-1 / 6)
     assert table.loc[("base", "set"), "baseline_mean"] == pytest.approx(1 / 6)
-    assert table.loc[("alt", "bags"), "diff"] == 0.0
+    assert table.loc[("alt", "bags_added"), "diff"] == 0.0
+    assert table.loc[("alt", "overtricks"), "diff"] == 0.0
     assert table.loc[("alt", "nil"), "diff"] == pytest.approx(1 / 6)
     itself = table.loc["base"]
     assert (itself["diff"] == 0).all() and (itself["diff_low"] == 0).all()
@@ -280,7 +344,7 @@ def test_an_empty_frame_gives_empty_tables():
     for table in (bids.bid_accuracy(empty), bids.tricks_minus_bid(empty),
                   bids.bid_calibration(empty), nil.nil_success(empty),
                   nil.nil_by_feature(empty), nil.nil_by_partner_bid(empty),
-                  nil.nil_value(empty, {}), effects.game_effects(empty)):
+                  nil.nil_paired_value(empty, {}), effects.game_effects(empty)):
         assert table.empty and ("n" in table or "games" in table)
     assert "side0_win_rate_high" in effects.game_effects(empty)
     with pytest.raises(ValueError, match="hands-mode plays .have: none"):
@@ -350,7 +414,8 @@ def test_a_configuration_compared_with_itself_has_effect_zero(run):
     table = effects.paired_effects(run, "a")
     assert set(table["config"]) == {"a", "b", "s"}
     twin = table[table["config"] == "b"]
-    assert twin["metric"].astype(str).tolist() == ["score", "set", "bags", "nil"]
+    assert twin["metric"].astype(str).tolist() == ["score", "set", "bags_added", "overtricks",
+                                                   "nil"]
     assert (twin["n"] == 20_000).all()
     assert (twin["diff"] == 0).all()
     assert (twin["diff_low"] == 0).all() and (twin["diff_high"] == 0).all()
@@ -372,7 +437,7 @@ def test_twin_configurations_give_identical_tables(run):
 
 def test_intervals_contain_estimates_on_a_run(run):
     tables = {"exact_rate": bids.bid_accuracy(run), "set_rate": bids.bid_accuracy(run),
-              "bags_per_hand": bids.bid_accuracy(run), "mean_bid": bids.bid_calibration(run),
+              "bags_added_per_hand": bids.bid_accuracy(run), "mean_bid": bids.bid_calibration(run),
               "rate": nil.nil_by_feature(run, "longest"), "share": bids.tricks_minus_bid(run),
               "diff": effects.paired_effects(run, "a")}
     for name, table in tables.items():
@@ -385,7 +450,7 @@ def test_intervals_contain_estimates_on_a_run(run):
 def test_intervals_shrink_with_more_hands(run):
     few = run[run["hand_id"] < 2_000]
     small, large = bids.bid_accuracy(few), bids.bid_accuracy(run)
-    for name in ("exact_rate", "set_rate", "bags_per_hand"):
+    for name in ("exact_rate", "set_rate", "bags_added_per_hand"):
         assert ((small[f"{name}_high"] - small[f"{name}_low"])
                 > (large[f"{name}_high"] - large[f"{name}_low"])).all(), name
     assert (large["n"] > small["n"]).all()
@@ -405,6 +470,13 @@ def test_counts_add_up_on_a_run(run):
     assert (partner["n"] == success["n"]).all() and (partner["made"] == success["made"]).all()
     shares = bids.tricks_minus_bid(run).groupby(["config", "strategy"], observed=True)["share"]
     assert shares.sum().to_numpy() == pytest.approx(1.0)
+    # The bags added are what the engine added to the counters (from 0: a hand that reaches
+    # the bag limit of 10 resets the counter by 10 and pays the penalty).
+    from spades_sim.analysis.metrics import side_bags
+    added = side_bags(run)[1]
+    counted = run["bags_after"].to_numpy() - run["bags_before"].to_numpy()
+    assert ((added - counted) % 10 == 0).all() and (added >= counted).all()
+    assert (added != side_bags(run)[0]).any()  # failed nils' bags under classic
 
 
 @pytest.fixture(scope="module")

@@ -461,3 +461,22 @@ def test_a_folder_holding_another_run_is_refused_before_anything_is_written(tmp_
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds another run" in err
     assert sorted(p.name for p in out.iterdir()) == ["games"]  # no hands/, no experiment.toml
+
+
+def test_nil_counterfactual_adds_number_lines_to_the_hands_run_only():
+    exp = parse_experiment('name = "n"\nseed = 1\nhands = 10\ngames = 2\n'
+                           'nil_counterfactual = true\n[[config]]\nname = "h"\n'
+                           'strategy = "cautious"\n[[config]]\nname = "r"\n'
+                           'strategy = "random"\n', "n.toml")
+    assert [c.name for c in exp.configs] == ["h", "r"]
+    hands = exp.spec("hands").configs
+    assert [c.name for c in hands] == ["h", "r", "h~number"]  # random: no nil parameter
+    line = hands[2]
+    assert line.rules == hands[0].rules
+    assert all(s.params["nil_threshold"] == -1e9 and s.params["blind_nil_deficit"] == 1e19
+               for s in line.strategies)
+    assert all(s.params["aggression"] == -0.6 for s in line.strategies)  # the rest unchanged
+    assert [c.name for c in exp.spec("games").configs] == ["h", "r"]
+    with pytest.raises(ExperimentError, match="nil_counterfactual: .*give hands"):
+        parse_experiment('name = "n"\nseed = 1\ngames = 2\nnil_counterfactual = true\n'
+                         '[[config]]\nname = "h"\n', "n.toml")

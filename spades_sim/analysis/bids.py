@@ -25,6 +25,7 @@ from .metrics import (
     add_rate,
     aggregate,
     require_columns,
+    side_bags,
     wilson_interval,
 )
 
@@ -61,10 +62,14 @@ def bid_accuracy(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFrame:
           both strategies);
         - ``contracts``: those with ``side_contract > 0``; ``sets``: those with
           ``side_taken < side_contract``; ``set_rate = sets / contracts`` (Wilson 95%);
-        - ``bags_per_hand``: mean over side-hands of the side's overtricks
+        - ``overtricks_per_hand``: mean over side-hands of the side's overtricks
           ``max(side_taken - side_contract, 0)`` (every contract trick when the contract is 0;
-          failed-nil tricks, which are bags under ``failed_nil_tricks = bags_only``, are not
-          included), with a normal 95% interval.
+          failed-nil tricks only where they count toward the contract), with a normal 95%
+          interval;
+        - ``bags_added_per_hand``: mean over side-hands of the bags the hand added to the
+          side's bag counter under its rules (:func:`~spades_sim.analysis.metrics.side_bags`:
+          the overtricks plus, under ``failed_nil_tricks = bags_only``, the tricks of the
+          side's failed nils), with a normal 95% interval.
 
     Examples
     --------
@@ -73,13 +78,17 @@ def bid_accuracy(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFrame:
     ...     "bid": [3, 4, 2, 3], "tricks": [3, 5, 1, 4], "side_contract": [5, 7, 5, 7],
     ...     "side_taken": [4, 9, 4, 9]})
     >>> table = bid_accuracy(frame)
-    >>> table[["n", "exact", "over", "under", "side_hands", "sets", "bags_per_hand"]].values
-    array([[4., 1., 2., 1., 2., 1., 1.]])
+    >>> table[["n", "exact", "over", "under", "side_hands", "sets", "overtricks_per_hand",
+    ...        "bags_added_per_hand"]].values
+    array([[4., 1., 2., 1., 2., 1., 1., 1.]])
     """
     by = list(by)
     what = "bid_accuracy"
-    bids = _number_bids(df, by, ["bid", "tricks", *SIDE_HAND, "side_contract", "side_taken"],
-                        what)
+    require_columns(df, [*SIDE_HAND, "tricks", "side_contract", "side_taken"], what)
+    overtricks, bags_added = side_bags(df)  # over every row: failed nils' tricks included
+    df = df.assign(_overtricks=overtricks, _bags_added=bags_added)
+    bids = _number_bids(df, by, ["bid", "tricks", *SIDE_HAND, "side_contract", "side_taken",
+                                 "_overtricks", "_bags_added"], what)
     bid = bids["bid"].to_numpy(dtype=np.int16)
     tricks = bids["tricks"].to_numpy(dtype=np.int16)
     work = bids[by].copy()
@@ -98,13 +107,18 @@ def bid_accuracy(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFrame:
     side_work = sides[by].copy()
     side_work["contracted"] = (contract > 0).astype(np.int64)
     side_work["set"] = ((contract > 0) & (taken < contract)).astype(np.int64)
-    side_work["bags"] = np.maximum(taken - contract, 0).astype(float)
+    side_work["overtricks"] = sides["_overtricks"].to_numpy(dtype=float)
+    side_work["bags_added"] = sides["_bags_added"].to_numpy(dtype=float)
     side = aggregate(side_work, by, side_hands=("set", "size"), contracts=("contracted", "sum"),
-                     sets=("set", "sum"), bags_per_hand=("bags", "mean"),
-                     bags_per_hand_sd=("bags", "std"))
-    add_mean_interval(side, "bags_per_hand", "side_hands")
+                     sets=("set", "sum"), overtricks_per_hand=("overtricks", "mean"),
+                     overtricks_per_hand_sd=("overtricks", "std"),
+                     bags_added_per_hand=("bags_added", "mean"),
+                     bags_added_per_hand_sd=("bags_added", "std"))
     add_rate(side, "set_rate", "sets", "contracts")
-    bag_columns = ["bags_per_hand", "bags_per_hand_low", "bags_per_hand_high"]
+    bag_columns = []
+    for name in ("overtricks_per_hand", "bags_added_per_hand"):
+        add_mean_interval(side, name, "side_hands")
+        bag_columns += [name, f"{name}_low", f"{name}_high"]
     side = side[[c for c in side.columns if c not in bag_columns] + bag_columns]
     # The same rows, grouped and sorted alike: the groups line up.
     side = side.drop(columns=by).set_index(seat.index)

@@ -12,13 +12,14 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
-from .metrics import add_mean_interval, add_rate, aggregate, require_columns
+from .metrics import add_mean_interval, add_rate, aggregate, require_columns, side_bags
 
 #: Per-hand metrics of :func:`paired_effects` and their units.
 METRICS = {
     "score": "points per side-hand",
     "set": "share of side-hands set",
-    "bags": "bags (overtricks) per side-hand",
+    "bags_added": "bags added to the side's bag counter per side-hand",
+    "overtricks": "overtricks per side-hand",
     "nil": "share of seats bidding nil",
 }
 #: Columns constant within a game: the group keys :func:`game_effects` accepts.
@@ -31,13 +32,15 @@ def _per_seat_metrics(rows: pd.DataFrame, metrics) -> dict[str, np.ndarray]:
     values = {
         "score": lambda: rows["score_delta"].to_numpy(dtype=float),
         "set": lambda: ((contract > 0) & (taken < contract)).astype(float),
-        "bags": lambda: np.maximum(taken - contract, 0).astype(float),
+        "bags_added": lambda: side_bags(rows)[1].astype(float),
+        "overtricks": lambda: side_bags(rows)[0].astype(float),
         "nil": lambda: rows["nil"].to_numpy(dtype=float),
     }
     return {name: values[name]() for name in metrics}
 
 
-def paired_effects(df: pd.DataFrame, baseline: str, metrics=("score", "set", "bags", "nil"),
+def paired_effects(df: pd.DataFrame, baseline: str,
+                   metrics=("score", "set", "bags_added", "overtricks", "nil"),
                    by=()) -> pd.DataFrame:
     """Per-hand paired differences of each configuration from ``baseline`` on the same deals.
 
@@ -49,15 +52,24 @@ def paired_effects(df: pd.DataFrame, baseline: str, metrics=("score", "set", "ba
     - ``score``: mean side ``score_delta`` per side-hand (points);
     - ``set``: share of side-hands set (``side_contract > 0`` and ``side_taken <
       side_contract``);
-    - ``bags``: mean overtricks ``max(side_taken - side_contract, 0)`` per side-hand;
+    - ``bags_added``: mean bags added to the side's bag counter per side-hand, as the hand's
+      rules count them (:func:`~spades_sim.analysis.metrics.side_bags`: the overtricks plus,
+      under ``failed_nil_tricks = bags_only``, the tricks of failed nils);
+    - ``overtricks``: mean overtricks ``max(side_taken - side_contract, 0)`` per side-hand
+      (tricks counting toward the contract beyond it; failed-nil tricks only under
+      ``count_toward_bid``);
     - ``nil``: share of seats bidding nil.
+
+    These are *hands-mode* effects: every hand starts from zero scores and empty bag counters,
+    so a bag costs nothing here until a hand alone crosses the bag limit; whole games
+    (:func:`game_effects`) can rank configurations differently.
 
     Parameters
     ----------
     baseline : str
         Name of the baseline configuration.
     metrics : sequence of str
-        Any of ``score``, ``set``, ``bags``, ``nil``.
+        Any of ``score``, ``set``, ``bags_added``, ``overtricks``, ``nil``.
     by : sequence of str
         Extra keys to pair within (``side``, ``seat``...); the same keys in both configurations.
 
@@ -95,7 +107,8 @@ def paired_effects(df: pd.DataFrame, baseline: str, metrics=("score", "set", "ba
                          f"some of {', '.join(METRICS)}")
     if {"config", "hand_id"} & set(by):
         raise AnalysisError("paired_effects: by may not hold config or hand_id (the pairing keys)")
-    require_columns(df, ["config", "duplicate", "game_id", "hand_id", "seat", *by,
+    bags = ["side", "tricks"] if {"bags_added", "overtricks"} & set(metrics) else []
+    require_columns(df, ["config", "duplicate", "game_id", "hand_id", "seat", *by, *bags,
                          "score_delta", "side_contract", "side_taken", "nil"], "paired_effects")
     first = ~df["duplicate"].to_numpy(dtype=bool) & (df["game_id"].to_numpy() == -1)
     hands = df.loc[first]
@@ -140,11 +153,12 @@ def game_effects(df: pd.DataFrame, by=("config",), comeback_deficit: int = 100) 
     duplicate copies are real games). Per group:
 
     - ``games``; ``mean_hands``: mean game length in hands (normal 95% interval);
-    - ``draws``: games without a winner (a tie, or a draw at the hand cap); ``decisive``: the
-      others; ``side0_wins`` and ``side0_win_rate = side0_wins / decisive`` (Wilson 95%);
+    - ``draws``: games without a winner (a tie, or a draw at the hand cap) and ``draw_rate =
+      draws / games`` (Wilson 95%); ``decisive``: the others; ``side0_wins`` and
+      ``side0_win_rate = side0_wins / decisive`` (Wilson 95%: of the decisive games only);
     - ``bag_penalties``: bag-counter resets over all sides, a reset being a side-hand with
-      ``bags_after < bags_before + new bags`` (new bags = overtricks ``max(side_taken -
-      side_contract, 0)`` plus failed-nil tricks that do not count toward the contract);
+      ``bags_after < bags_before + bags_added`` (:func:`~spades_sim.analysis.metrics.side_bags`:
+      overtricks plus failed-nil tricks that do not count toward the contract);
       ``bag_penalties_per_game`` (normal 95% interval). With ``bag_penalty = 0`` a reset costs
       no points and still counts; two resets in one hand count once;
     - ``comebacks``: decisive games whose winner trailed the leading side by at least
@@ -170,15 +184,11 @@ def game_effects(df: pd.DataFrame, by=("config",), comeback_deficit: int = 100) 
                          "side_taken", "score_before", "score_delta", "bags_before",
                          "bags_after", "game_over", "game_winner"], "game_effects")
     games = df.loc[df["game_id"].to_numpy() >= 0]
-    side_hand = [*game, "hand_id", "side"]
-    side_tricks = games.groupby(side_hand, observed=True, sort=False)["tricks"].transform("sum")
     # One row per side-hand: in partnerships side = seat % 2, so seats 0 and 1; else every seat.
     one = games["seat"].to_numpy() == games["side"].to_numpy()
     sides = games.loc[one, list(dict.fromkeys([*game, *by, "hand_id", "side", "game_over",
                                                "game_winner"]))].copy()
-    contract = games.loc[one, "side_contract"].to_numpy(dtype=np.int64)
-    taken = games.loc[one, "side_taken"].to_numpy(dtype=np.int64)
-    new_bags = np.maximum(taken - contract, 0) + side_tricks.to_numpy()[one] - taken
+    new_bags = side_bags(games)[1][one]
     bags_before = games.loc[one, "bags_before"].to_numpy(dtype=np.int64)
     sides["penalty"] = games.loc[one, "bags_after"].to_numpy(dtype=np.int64) < (
         bags_before + new_bags)
@@ -220,11 +230,13 @@ def game_effects(df: pd.DataFrame, by=("config",), comeback_deficit: int = 100) 
     add_mean_interval(table, "mean_hands", "games")
     add_mean_interval(table, "bag_penalties_per_game", "games")
     add_mean_interval(table, "mean_margin", "margin_n")
+    add_rate(table, "draw_rate", "draws", "games")
     add_rate(table, "side0_win_rate", "side0_wins", "decisive")
     add_rate(table, "comeback_rate", "comebacks", "decisive")
     table["bag_penalties"] = table["bag_penalties"].astype(np.int64)
     order = [*by, "games", "mean_hands", "mean_hands_low", "mean_hands_high", "decisive",
-             "draws", "side0_wins", "side0_win_rate", "side0_win_rate_low",
+             "draws", "draw_rate", "draw_rate_low", "draw_rate_high", "side0_wins",
+             "side0_win_rate", "side0_win_rate_low",
              "side0_win_rate_high", "bag_penalties", "bag_penalties_per_game",
              "bag_penalties_per_game_low", "bag_penalties_per_game_high", "comebacks",
              "comeback_rate", "comeback_rate_low", "comeback_rate_high", "mean_margin",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from math import erfc, sqrt
 
 import numpy as np
+import pandas as pd  # noqa: F401  (the doctest examples)
 
 from ..core.errors import AnalysisError
 
@@ -117,6 +118,39 @@ def require_columns(frame, columns, what: str) -> None:
     missing = [c for c in dict.fromkeys(columns) if c not in frame.columns]
     if missing:
         raise AnalysisError(f"{what}: the frame lacks column(s) {', '.join(missing)}")
+
+
+def side_bags(frame) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of a tidy frame, the row's side's ``(overtricks, bags_added)`` in its hand.
+
+    ``overtricks``: the tricks counting toward the side's contract beyond it,
+    ``max(side_taken - side_contract, 0)`` (every such trick when the contract is 0).
+    ``bags_added``: the bags the hand adds to the side's bag counter under the hand's rules
+    (``docs/rules.md``, "Bags"): the overtricks, plus the tricks of failed nils that do not
+    count toward the contract (``failed_nil_tricks = bags_only``). ``side_taken`` already holds
+    the rule's choice (failed-nil tricks are in it only under ``count_toward_bid``), so the
+    failed-nil bags are the side's tricks minus ``side_taken``: no rules needed. Before any bag
+    penalty, ``bags_after = bags_before + bags_added``.
+
+    Examples
+    --------
+    Side 0 bids 4 and nil, takes 3 and 2 (a failed nil) under ``bags_only`` (``side_taken``
+    3: set, no overtrick, 2 bags); side 1 bids 3 + 3 and takes 5 + 3 (2 overtricks, 2 bags):
+
+    >>> frame = pd.DataFrame({"config": "c", "duplicate": False, "game_id": -1, "hand_id": 0,
+    ...     "side": [0, 1, 0, 1], "tricks": [3, 5, 2, 3], "side_contract": [4, 6, 4, 6],
+    ...     "side_taken": [3, 8, 3, 8]})
+    >>> [values.tolist() for values in side_bags(frame)]
+    [[0, 2, 0, 2], [2, 2, 2, 2]]
+    """
+    require_columns(frame, [*SIDE_HAND, "tricks", "side_contract", "side_taken"], "side_bags")
+    contract = frame["side_contract"].to_numpy(dtype=np.int64)
+    taken = frame["side_taken"].to_numpy(dtype=np.int64)
+    overtricks = np.maximum(taken - contract, 0)
+    if not len(frame):
+        return overtricks, overtricks.copy()
+    tricks = frame.groupby(list(SIDE_HAND), observed=True, sort=False)["tricks"].transform("sum")
+    return overtricks, overtricks + tricks.to_numpy(dtype=np.int64) - taken
 
 
 def aggregate(frame, keys, **aggregations):

@@ -1,5 +1,6 @@
 """Nil analyses of a tidy run frame: how often nil bids are made, by group, by a feature of the
-hand, by the partner's bid, and what a nil bid is worth.
+hand, by the partner's bid, and what a nil bid was worth against bidding a number on the same
+deals (:func:`nil_paired_value`).
 
 The unit is a *nil bid*: one row of the tidy frame with ``nil == True`` (plain or blind nil; a
 zero bid where nil is off is a number bid, not a nil). A nil is *made* when the bidder takes no
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
-from .metrics import FEATURES, add_rate, aggregate, require_columns
+from .metrics import FEATURES, add_mean_interval, add_rate, aggregate, require_columns
 
 #: Category labels of ``partner_bid``: ``"nil"`` (plain or blind), then the number bids.
 PARTNER_BIDS = ("nil", *(str(bid) for bid in range(14)))
@@ -113,48 +114,118 @@ def nil_by_partner_bid(df: pd.DataFrame, by=("config",)) -> pd.DataFrame:
     return _nil_rate(joined, keys)
 
 
-def nil_value(df: pd.DataFrame, rules, by=("config", "blind")) -> pd.DataFrame:
-    """The points a nil bid is worth: its bonus times the margin of its success rate over 1/2.
+#: The kinds of nil a side-hand can hold, in the order of :func:`nil_paired_value`.
+NIL_KINDS = ("nil", "blind nil", "double nil")
 
-    A nil scores ``+bonus`` when made and ``-bonus`` when failed (``bonus`` = the rules'
-    ``nil_bonus``, or ``blind_nil_bonus`` for a blind nil), so its expected value per bid is
-    ``ev = rate * bonus - (1 - rate) * bonus = bonus * (2 * rate - 1)``, zero at the break-even
-    rate ``penalty / (bonus + penalty) = 1/2`` for this symmetric bonus and penalty. Only the nil
-    bidder's own bonus is counted: not the bags of a failed nil's tricks, the partner's contract,
-    nor the fixed / doubled double-nil scorings.
+
+def nil_paired_value(df: pd.DataFrame, pairs: dict) -> pd.DataFrame:
+    """What nil was worth against bidding a number, paired on the same deals.
+
+    ``pairs`` maps a configuration (the *nil line*) to its *number line*: the same rules and
+    strategies with nil turned off (``experiment.counterfactual``), played on the same deals
+    (the same seed, hand ids and copies). The unit is a *nil side-hand*: a side, in one hand
+    of the nil line's hands-mode plays (``game_id == -1``; both duplicate copies), in which at
+    least one seat bid nil (plain or blind). These are the hands the strategy *chose* to bid nil
+    on, a selection: the value holds for them, not for nil on any hand. Per nil side-hand the
+    paired difference is the side's ``score_delta`` in the nil line minus its ``score_delta`` on
+    the same deal in the number line, where the would-be nil bidder bid its number (and every
+    nil of the hand, the opponents' too, is a number bid).
 
     Parameters
     ----------
-    rules : dict
-        Configuration name -> :class:`spades_sim.rules.Rules` (every configuration in ``df``
-        that has a nil bid).
-    by : sequence of str
-        Group keys; they must include ``config`` and ``blind`` (the bonus depends on both).
+    pairs : dict
+        Nil-line configuration -> number-line configuration, both in ``df``.
 
     Returns
     -------
     DataFrame
-        The columns of :func:`nil_success`, then ``bonus`` (points), ``ev`` (points per nil
-        bid), ``ev_low``, ``ev_high`` (``bonus * (2 * rate_low - 1)`` and likewise: the rate's
-        Wilson 95% interval mapped through the linear formula), ``break_even`` (0.5), ``pays``
-        (``rate_low > break_even``: the nil pays at 95% confidence).
+        One row per nil line and ``kind`` (:data:`NIL_KINDS`: one plain nil on the side, one
+        blind nil, two nil bidders): ``config``, ``number_line``, ``kind``, ``n`` (nil
+        side-hands), ``share`` (``n`` over the nil line's side-hands, with a Wilson 95%
+        interval ``share_low``, ``share_high``), ``made`` (side-hands whose every nil was
+        made), ``opponents_nil`` (side-hands in which the opponents bid nil too),
+        ``nil_score``, ``number_score`` (mean side scores of the two lines, points),
+        ``diff`` (their mean paired difference) with its 95% Student t interval
+        ``diff_low``, ``diff_high`` (nan for ``n < 2``).
+
+    Raises
+    ------
+    AnalysisError
+        When a configuration of ``pairs`` has no hands-mode plays in ``df``, the number line
+        bid nil, or the two lines did not play the same hands.
+
+    Examples
+    --------
+    Side 0 bids nil at seat 0 in hand 0 and scores 150 (nil made, partner 5 of 5); the number
+    line bids 2 there and scores 70: worth +80 on that deal.
+
+    >>> frame = pd.DataFrame({"config": ["n"] * 2 + ["b"] * 2, "duplicate": False,
+    ...     "game_id": -1, "hand_id": 0, "seat": [0, 1] * 2, "side": [0, 1] * 2,
+    ...     "nil": [True, False, False, False], "blind": False, "tricks": [0, 7, 1, 6],
+    ...     "score_delta": [150, 62, 70, 62]})
+    >>> nil_paired_value(frame, {"n": "b"})[["kind", "n", "made", "diff"]].values.tolist()
+    [['nil', 1, 1, 80.0]]
     """
-    by = list(by)
-    if "config" not in by or "blind" not in by:
-        raise AnalysisError("nil_value: by must include config and blind (the bonus depends on "
-                         "both)")
-    table = nil_success(df, by)
-    names = table["config"].astype(str)
-    missing = sorted(set(names) - set(rules))
-    if missing:
-        raise AnalysisError(f"nil_value: no rules given for configuration(s) {', '.join(missing)}")
-    plain = names.map({name: rules[name].nil_bonus for name in set(names)})
-    blind = names.map({name: rules[name].blind_nil_bonus for name in set(names)})
-    bonus = np.where(table["blind"].to_numpy(dtype=bool), blind.to_numpy(dtype=float),
-                     plain.to_numpy(dtype=float))
-    table["bonus"] = bonus
-    for suffix in ("", "_low", "_high"):
-        table[f"ev{suffix}"] = bonus * (2 * table[f"rate{suffix}"].to_numpy() - 1)
-    table["break_even"] = 0.5
-    table["pays"] = table["rate_low"].to_numpy() > table["break_even"].to_numpy()
-    return table
+    side_hand = ["duplicate", "hand_id", "side"]
+    require_columns(df, ["config", "game_id", "seat", "nil", "blind", "tricks", "score_delta",
+                         *side_hand], "nil_paired_value")
+    hands = df.loc[df["game_id"].to_numpy() == -1]
+    names = hands["config"].astype(str).to_numpy()
+    parts = []
+    for line, number in pairs.items():
+        mine = hands.loc[names == str(line)]
+        theirs = hands.loc[names == str(number)]
+        for name, rows in ((line, mine), (number, theirs)):
+            if not len(rows):
+                raise AnalysisError(f"nil_paired_value: configuration {name!r} has no "
+                                    f"hands-mode plays in the frame")
+        if theirs["nil"].to_numpy(dtype=bool).any():
+            raise AnalysisError(f"nil_paired_value: {number!r} bids nil: not a number line of "
+                                f"{line!r}")
+        work = mine[side_hand].copy()
+        nil = mine["nil"].to_numpy(dtype=bool)
+        work["nils"] = nil.astype(np.int64)
+        work["blinds"] = (nil & mine["blind"].to_numpy(dtype=bool)).astype(np.int64)
+        work["failed"] = (nil & (mine["tricks"].to_numpy() > 0)).astype(np.int64)
+        work["score"] = mine["score_delta"].to_numpy(dtype=float)
+        sides = work.groupby(side_hand, observed=True, sort=True).agg(
+            nils=("nils", "sum"), blinds=("blinds", "sum"), failed=("failed", "sum"),
+            score=("score", "first"))
+        other = theirs.groupby(side_hand, observed=True, sort=True)["score_delta"].first()
+        if len(other) != len(sides) or not other.index.equals(sides.index):
+            raise AnalysisError(f"nil_paired_value: {line!r} and {number!r} did not play the "
+                                f"same hands")
+        sides["number"] = other.to_numpy(dtype=float)
+        hand_nils = sides.groupby(["duplicate", "hand_id"], observed=True)["nils"].transform(
+            "sum")
+        sides["opponents"] = (hand_nils.to_numpy() > sides["nils"].to_numpy()).astype(np.int64)
+        total = len(sides)
+        sides = sides.loc[sides["nils"].to_numpy() > 0]
+        codes = np.where(sides["nils"].to_numpy() > 1, 2,
+                         np.where(sides["blinds"].to_numpy() > 0, 1, 0))
+        part = pd.DataFrame({
+            "kind": pd.Categorical.from_codes(codes, categories=list(NIL_KINDS)),
+            "made": (sides["failed"].to_numpy() == 0).astype(np.int64),
+            "opponents": sides["opponents"].to_numpy(),
+            "nil_score": sides["score"].to_numpy(),
+            "number_score": sides["number"].to_numpy(),
+        })
+        part["difference"] = part["nil_score"] - part["number_score"]
+        table = aggregate(part, ["kind"], n=("made", "size"), made=("made", "sum"),
+                          opponents_nil=("opponents", "sum"), nil_score=("nil_score", "mean"),
+                          number_score=("number_score", "mean"), diff=("difference", "mean"),
+                          diff_sd=("difference", "std"))
+        table.insert(0, "config", str(line))
+        table.insert(1, "number_line", str(number))
+        table.insert(4, "side_hands", total)
+        parts.append(table)
+    columns = ["config", "number_line", "kind", "n", "side_hands", "made", "opponents_nil",
+               "nil_score", "number_score", "diff", "diff_sd"]
+    table = (pd.concat(parts, ignore_index=True) if parts
+             else pd.DataFrame({c: [] for c in columns}))
+    table = table[columns]
+    add_rate(table, "share", "n", "side_hands")
+    add_mean_interval(table, "diff", "n", t=True)
+    order = ["config", "number_line", "kind", "n", "share", "share_low", "share_high", "made",
+             "opponents_nil", "nil_score", "number_score", "diff", "diff_low", "diff_high"]
+    return table[order]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .metrics import mean_interval, wilson_interval
+from .metrics import mean_interval, side_bags, wilson_interval
 
 
 def _hand_keys(frame: pd.DataFrame) -> list[str]:
@@ -18,11 +18,16 @@ def _hand_keys(frame: pd.DataFrame) -> list[str]:
 def side_summary(frame: pd.DataFrame, rules) -> pd.DataFrame:
     """Per side of one configuration's tidy frame (``run/frames.py``) played under ``rules``:
     hands, bid accuracy of the side's contract (made exactly, bagged, set), nil bids
-    made/failed, mean bid and tricks per seat, bags and mean score per hand, with 95%
-    intervals (``*_low``, ``*_high``) on the set rate and the mean score."""
+    made/failed, mean bid and tricks per seat, overtricks and bags added to the side's bag
+    counter per hand (:func:`~spades_sim.analysis.metrics.side_bags`: the overtricks plus the
+    failed nils' tricks under ``failed_nil_tricks = bags_only``) and mean score per hand, with
+    95% intervals (``*_low``, ``*_high``) on the set rate and the mean score. ``rules`` is
+    kept for the callers; the counts need only the frame."""
     rows = []
     for side, part in frame.groupby("side", sort=True, observed=True):
-        per_hand = part.drop_duplicates(_hand_keys(part))
+        first = ~part.duplicated(_hand_keys(part)).to_numpy()
+        per_hand = part.loc[first]
+        overtricks, bags_added = side_bags(part)
         contracted = per_hand[per_hand["side_contract"] > 0]
         n_contracts = len(contracted)
         exact = int((contracted["side_taken"] == contracted["side_contract"]).sum())
@@ -46,25 +51,14 @@ def side_summary(frame: pd.DataFrame, rules) -> pd.DataFrame:
                 "nil_bids": len(nil),
                 "nil_made": nil_made,
                 "nil_failed": len(nil) - nil_made,
-                "bags_per_hand": _bags(part, per_hand, rules) / len(per_hand),
+                "overtricks_per_hand": overtricks[first].mean(),
+                "bags_added_per_hand": bags_added[first].mean(),
                 "mean_score": mean,
                 "score_low": low,
                 "score_high": high,
             }
         )
     return pd.DataFrame(rows).set_index("side")
-
-
-def _bags(part: pd.DataFrame, per_hand: pd.DataFrame, rules) -> int:
-    """Bags taken: overtricks (every contract trick when the contract is 0), plus failed-nil
-    tricks under ``failed_nil_tricks = bags_only``."""
-    contract = per_hand["side_contract"].to_numpy()
-    taken = per_hand["side_taken"].to_numpy()
-    overtricks = np.where(contract > 0, np.maximum(taken - contract, 0), taken)
-    nil_tricks = 0
-    if rules.failed_nil_tricks == "bags_only":
-        nil_tricks = part.loc[part["nil"], "tricks"].sum()
-    return int(overtricks.sum() + nil_tricks)
 
 
 def game_table(frame: pd.DataFrame, rules) -> pd.DataFrame:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from ..core.rules import Rules
 from ..core.strategies import Strategy
 from ..run import Config, RunSpec
+from .counterfactual import with_number_lines
 
 EXPERIMENT_COPY = "experiment.toml"  # the copy of the experiment file in its results dir
 MODES = ("hands", "games")
@@ -20,8 +21,8 @@ DEFAULT_CHUNK = {"hands": 100_000, "games": 1000}
 ANALYSES = ("variant_effects", "bid_accuracy", "nil", "games", "strategies")
 
 TOP_KEYS = ("name", "title", "question", "notes", "seed", "hands", "games", "chunk_size",
-            "games_chunk_size", "duplicate", "par", "analyses", "baseline", "config", "grid",
-            "tournament")
+            "games_chunk_size", "duplicate", "par", "nil_counterfactual", "analyses", "baseline",
+            "config", "grid", "tournament")
 TOURNAMENT_KEYS = ("strategies", "rules", "rule", "games", "hands", "chunk_size")
 TOURNAMENT_DIR = "tournament"  # the tournament's folder in the results dir
 CONFIG_KEYS = ("name", "rules", "rule", "strategy", "strategies")
@@ -87,6 +88,9 @@ class Experiment:
     sources: tuple[ConfigSource, ...]
     tournament: TournamentSpec | None = None
     par: bool = False  # the runs get the par columns (double-dummy tricks, nil safety)
+    # The hands run also plays each configuration's number line (nil turned off: the paired
+    # value of nil, experiment.counterfactual).
+    nil_counterfactual: bool = False
     path: str = ""
     text: str = field(default="", repr=False)
 
@@ -98,7 +102,9 @@ class Experiment:
     def spec(self, mode: str) -> RunSpec:
         """The :class:`~spades_sim.runner.RunSpec` of the ``hands`` or ``games`` run."""
         if mode == "hands":
-            return RunSpec(self.configs, self.seed, n_hands=self.hands,
+            configs = (with_number_lines(self.configs) if self.nil_counterfactual
+                       else self.configs)
+            return RunSpec(configs, self.seed, n_hands=self.hands,
                            chunk_size=self.chunk_size, duplicate=self.duplicate, par=self.par)
         return RunSpec(self.configs, self.seed, n_games=self.games,
                        chunk_size=self.games_chunk_size, duplicate=self.duplicate, par=self.par)

@@ -103,3 +103,90 @@ def _signed(value, low, high, unit="", scale=1.0, digits=1) -> tuple[str, str]:
     digits = _digits(low * scale, high * scale, digits)
     amount = f"{abs(value) * scale:.{digits}f}{unit}"
     return f"{amount} {word}", f"95% CI {low * scale:+.{digits}f} to {high * scale:+.{digits}f}"
+
+
+# -- what the configurations of a run share --------------------------------------------------------
+def _deal_key(rules) -> tuple:
+    """The rule fields that decide the cards dealt from a hand's deal stream."""
+    return rules.players, rules.deck, rules.deal
+
+
+def _names_text(names) -> Markup:
+    return Markup(", ").join(Markup("<code>{}</code>").format(name) for name in names)
+
+
+def shared_deals(rules_by_config: dict) -> list[Markup]:
+    """Sentences saying exactly what the configurations of a run share (``rules_by_config``:
+    configuration name -> Rules, in the experiment's order).
+
+    Every configuration draws from the same streams (the same seed and hand ids), so the shuffles
+    are common; the cards that result are the same only where the rules deal alike. Groups:
+    the player count, deck and deal procedure (``_deal_key``); within a group, a configuration
+    with ``misdeal_redeal`` deals the same cards except on the hands where some hand is a
+    misdeal (no spade, or none of K, Q, J), which it redeals. The dealer of hand ``k`` is the
+    same in all; the first leader follows each configuration's ``first_leader`` rule.
+
+    >>> from spades_sim.core.rules import preset
+    >>> sentences = shared_deals({"a": preset("classic"), "b": preset("simple"),
+    ...                           "c": preset("casual"), "d": preset("jokers")})
+    >>> for sentence in sentences[1:]:
+    ...     print(sentence.striptags()[:60])
+    a, b are dealt identical cards in the same seats on every ha
+    c is dealt the same cards as a except on the hands it redeal
+    d deals another deck (4 players, jokers deck, standard deal)
+    """
+    sentences = [Markup(
+        "Every configuration plays from the same random streams (the same seed and hand ids: "
+        "common random numbers) and hand k has the same dealer in all of them; the cards are "
+        "the same only where the rules deal alike:")]
+    groups: dict[tuple, list[str]] = {}
+    for name, rules in rules_by_config.items():
+        groups.setdefault(_deal_key(rules), []).append(name)
+    reference = None
+    for key, names in groups.items():
+        plain = [n for n in names if not rules_by_config[n].misdeal_redeal]
+        redeal = [n for n in names if rules_by_config[n].misdeal_redeal]
+        players, deck, deal = key
+        if reference is None and players == 4:
+            reference = (plain or redeal)[0]
+        if len(plain) > 1:
+            sentences.append(Markup("{} are dealt identical cards in the same seats on every "
+                                    "hand.").format(_names_text(plain)))
+        if len(redeal) > 1:
+            sentences.append(Markup("{} redeal misdeals alike: identical cards on every "
+                                    "hand.").format(_names_text(redeal)))
+        if plain and redeal:
+            for name in redeal:
+                sentences.append(Markup(
+                    "{} is dealt the same cards as {} except on the hands it redeals as "
+                    "misdeals (some hand with no spade or none of K, Q, J): there its cards "
+                    "differ.").format(code(name), code(plain[0])))
+        elif len(names) == 1 and reference is not None and names[0] != reference:
+            what = (Markup("deals another deck ({} players, {} deck, {} deal) from the same "
+                           "shuffles: its cards differ from those of {}.")
+                    .format(players, deck, deal, code(reference))
+                    if players == rules_by_config[reference].players else
+                    Markup("has {} players: its deals differ from the others'.").format(players))
+            sentences.append(Markup("{} {}").format(code(names[0]), what))
+        elif len(names) == 1:
+            sentences.append(Markup("{} ({} players) is the only configuration dealt this "
+                                    "way.").format(code(names[0]), players))
+    return sentences
+
+
+def deal_phrase(rules, baseline_rules) -> str:
+    """How the deals of a configuration played under ``rules`` relate to the baseline's, for
+    findings: ``"identical deals"``, ``"the same deals but for its misdeal redeals"`` and so on
+    (:func:`shared_deals` says it in full).
+
+    >>> from spades_sim.core.rules import preset
+    >>> deal_phrase(preset("simple"), preset("classic"))
+    'identical deals'
+    >>> deal_phrase(preset("jokers"), preset("classic"))
+    'deals from the same shuffles of another deck'
+    """
+    if _deal_key(rules) != _deal_key(baseline_rules):
+        return "deals from the same shuffles of another deck"
+    if rules.misdeal_redeal != baseline_rules.misdeal_redeal:
+        return "the same deals except the misdeals one of them redeals"
+    return "identical deals"

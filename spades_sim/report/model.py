@@ -19,6 +19,7 @@ from ..core.errors import RunError  # noqa: E402
 from ..core.par import tidy_columns  # noqa: E402
 from ..evaluate import load_tournament  # noqa: E402
 from ..experiment import TOURNAMENT_DIR, Experiment  # noqa: E402
+from ..experiment.counterfactual import is_number_line, number_pairs  # noqa: E402
 from ..run import load_run, read_meta  # noqa: E402
 from .formatting import display_table  # noqa: E402
 
@@ -91,15 +92,16 @@ class Context:
         self.tournament_said = tournament
         if tournament is not None:
             self._tournament = tournament.result
-        self._frames: dict[str, pd.DataFrame] = {}
+        self._frames: dict = {}
         self.files: list[str] = []
 
     @property
     def rules(self) -> dict:
         return self.experiment.rules_by_config()
 
-    def frame(self, mode: str) -> pd.DataFrame | None:
-        """The tidy frame of the ``hands`` or ``games`` run (None when the experiment has none)."""
+    def frame(self, mode: str, number_lines: bool = False) -> pd.DataFrame | None:
+        """The tidy frame of the ``hands`` or ``games`` run (None when the experiment has none),
+        without the number lines of ``nil_counterfactual`` unless ``number_lines``."""
         if mode not in self.experiment.modes:
             return None
         if mode not in self._frames:
@@ -108,8 +110,19 @@ class Context:
             if not len(frame):  # every chunk file corrupt or unfinished
                 raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
                                f"again to play them")
+            lines = frame["config"].astype(str).map(is_number_line).to_numpy(dtype=bool)
+            self._frames[(mode, True)] = frame
+            if lines.any():
+                frame = frame.loc[~lines].reset_index(drop=True)
+                frame["config"] = frame["config"].cat.remove_unused_categories()
             self._frames[mode] = frame
-        return self._frames[mode]
+        return self._frames[(mode, True)] if number_lines else self._frames[mode]
+
+    def number_lines(self) -> dict:
+        """Configuration -> its number line, for those the hands run played one of."""
+        if "hands" not in self.experiment.modes:
+            return {}
+        return number_pairs(self.frame("hands", number_lines=True)["config"].cat.categories)
 
     def has_par(self, mode: str) -> bool:
         """Whether the ``hands`` or ``games`` run was played with par (has the par columns)."""

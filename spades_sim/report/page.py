@@ -30,6 +30,7 @@ from ..experiment import (
 )
 from ..run import read_meta, run_status
 from . import sections  # noqa: F401  (registers the section builders)
+from .formatting import shared_deals
 from .model import SECTIONS, Context, Section
 from .results import Results, read_results
 
@@ -133,6 +134,7 @@ def build_report(results_dir, reports_root="reports") -> Path:
         (tmp / EXPERIMENT_COPY).write_text(experiment.text, encoding="utf-8")
         page = _environment().get_template("report.html.j2").render(
             experiment=experiment, sections=sections, setup=setup_rows(experiment),
+            deals=shared_deals(experiment.rules_by_config()),
             runs=run_metadata(ctx, saved.status), experiment_file=EXPERIMENT_COPY,
             sizes=_sizes(saved),
             generated=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()))

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..core.errors import RunError, SpadesError
 from ..evaluate import load_tournament
 from ..experiment import EXPERIMENT_COPY, TOURNAMENT_DIR, Experiment, rule_text
+from ..experiment.counterfactual import is_number_line
 from ..run import RunSpec, read_meta, run_status
 from ..run.dataset import META
 
@@ -83,8 +84,10 @@ def read_results(results, experiment: Experiment) -> Results:
     tournament = None
     if experiment.tournament is not None:
         tournament = read_tournament(results, experiment)
-    if runs:  # every run holds the same configurations: the file's, as the runs say
-        configs = next(iter(runs.values())).configs
+    if runs:  # every run holds the same configurations: the file's, as the runs say (the
+        # hands run also holds the number lines of nil_counterfactual: not configurations)
+        configs = tuple(c for c in next(iter(runs.values())).configs
+                        if not is_number_line(c.name))
         experiment = dataclasses.replace(experiment, configs=configs)
     return Results(experiment, runs, statuses, tournament)
 

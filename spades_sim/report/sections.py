@@ -12,30 +12,54 @@ from markupsafe import Markup
 from ..analysis import plots
 from ..analysis.bids import bid_accuracy, bid_calibration, tricks_minus_bid
 from ..analysis.effects import game_effects, paired_effects
-from ..analysis.nil import nil_by_feature, nil_by_partner_bid, nil_success, nil_value
+from ..analysis.nil import (
+    nil_by_feature,
+    nil_by_partner_bid,
+    nil_paired_value,
+    nil_success,
+)
 from ..analysis.par import bids_against_par, nil_against_par, tricks_against_par
 from ..analysis.summary import game_summary, side_summary
 from ..evaluate import rating_difference
-from .formatting import _digits, _interval, _signed, code
+from .formatting import _digits, _interval, _signed, code, deal_phrase
 from .model import Context, Section, section
 
 # -- the sections ---------------------------------------------------------------------------------
+#: How a finding names the mode its numbers come from.
+MODE_WORDS = {"hands": "independent hands, each from zero scores",
+              "games": "whole games"}
+
+
+def _share(count, total) -> str:
+    """``"412 of 1,000 (41.2%)"``."""
+    return f"{int(count):,} of {int(total):,} ({100 * count / total:.1f}%)" if total else "0"
+
+
 EFFECT_WORDS = {  # metric -> (phrase, unit, scale, digits)
     "score": ("the mean score per side and hand", " points", 1.0, 1),
     "set": ("the share of contracts set", " percentage points", 100.0, 1),
-    "bags": ("the bags taken per side and hand", " bags", 1.0, 2),
+    "bags_added": ("the bags added to a side's bag counter per hand", " bags", 1.0, 2),
+    "overtricks": ("the overtricks per side and hand", " tricks", 1.0, 2),
     "nil": ("the share of seats bidding nil", " percentage points", 100.0, 1),
 }
 
 
-@section("variant_effects", "Paired effects on shared deals",
-         "Every configuration plays the same deals (common random numbers), so each hand gives "
-         "a paired difference against the baseline: for each metric, the difference of the "
-         "per-hand values of a configuration and the baseline on the same deal, averaged over "
-         "the shared deals, with a 95% t interval on those per-hand differences. Metrics: score "
-         "= mean score change per side and hand; set = share of side-hands whose contract was "
-         "set; bags = mean bags taken per side and hand; nil = share of seats bidding nil. Only "
-         "configurations with the same number of players are compared (their deals match).")
+@section("variant_effects", "Paired effects on common deals (independent hands)",
+         "Hands mode: independent hands, each from zero scores and empty bag counters, so a bag "
+         "costs nothing here unless one hand alone reaches the bag limit, and nothing depends "
+         "on the score; whole games (the games section) can rank the configurations "
+         "differently. Every configuration plays from the same random streams (common random "
+         "numbers), so each hand gives a paired difference against the baseline: for each "
+         "metric, the difference of the per-hand values of a configuration and the baseline on "
+         "the same hand, averaged over the hands, with a 95% t interval on those per-hand "
+         "differences. The deals are identical only where the rules deal alike (the setup says "
+         "which); elsewhere the pairing still shares the shuffles. Metrics: score = mean score "
+         "change per side and hand; set = share of side-hands whose contract was set; "
+         "bags added = bags added to the side's bag counter per side and hand, as its rules "
+         "count them (overtricks, plus a failed nil's tricks under failed_nil_tricks = "
+         "bags_only); overtricks = tricks counting toward the contract beyond it; nil = share "
+         "of seats bidding nil. Only configurations with the same number of players are "
+         "compared.")
 def _variant_effects(ctx: Context, section: Section) -> None:
     frame = ctx.frame("hands")
     experiment = ctx.experiment
@@ -57,45 +81,48 @@ def _variant_effects(ctx: Context, section: Section) -> None:
         return
     table = pd.concat(tables, ignore_index=True)
     ctx.table(section, "paired", "Paired differences against the baseline", table)
-    for metric in ("score", "set", "bags", "nil"):
+    for metric in ("score", "set", "bags_added", "overtricks", "nil"):
         part = table[(table["metric"] == metric) & (table["config"] != table["baseline"])]
         ctx.figure(section, f"{metric}", f"Paired difference: {EFFECT_WORDS[metric][0]}",
                    plots.plot_paired_effects, part,
                    size=(7.5, max(2.5, 0.45 * len(part) + 1.2)))
-    for metric in ("score", "set"):
+    rules = ctx.rules
+    for metric in ("score", "set", "bags_added"):
         phrase, unit, scale, digits = EFFECT_WORDS[metric]
         rows = table[(table["metric"] == metric) & (table["config"] != table["baseline"])]
         for row in ctx.ordered(rows).to_dict(orient="records"):
+            deals = Markup("{:,} hands ({})").format(
+                int(row["n"]), deal_phrase(rules[row["config"]], rules[row["baseline"]]))
             if row["diff"] == row["diff_low"] == row["diff_high"] == 0:
                 section.findings.append(Markup(
-                    "Under {}, {} is the same as under {} on every one of {:,} shared deals.")
-                    .format(code(row["config"]), phrase, code(row["baseline"]), int(row["n"])))
+                    "In independent hands under {}, {} is the same as under {} on every one of "
+                    "{}.").format(code(row["config"]), phrase, code(row["baseline"]), deals))
                 continue
             if row["diff_low"] <= 0 <= row["diff_high"]:
                 shown = _digits(row["diff_low"] * scale, row["diff_high"] * scale, digits)
                 section.findings.append(Markup(
-                    "Under {}, {} is not distinguishable from {} ({:+.{d}f}{}, 95% CI "
-                    "{:+.{d}f} to {:+.{d}f}), on {:,} shared deals.").format(
+                    "In independent hands under {}, {} is not distinguishable from {} "
+                    "({:+.{d}f}{}, 95% CI {:+.{d}f} to {:+.{d}f}), on {}.").format(
                     code(row["config"]), phrase, code(row["baseline"]), row["diff"] * scale,
-                    unit, row["diff_low"] * scale, row["diff_high"] * scale, int(row["n"]),
-                    d=shown))
+                    unit, row["diff_low"] * scale, row["diff_high"] * scale, deals, d=shown))
                 continue
             amount, interval = _signed(row["diff"], row["diff_low"], row["diff_high"], unit,
                                        scale, digits)
             section.findings.append(Markup(
-                "Under {}, {} is {} than under {} ({}), on {:,} shared deals.").format(
-                code(row["config"]), phrase, amount, code(row["baseline"]), interval,
-                int(row["n"])))
+                "In independent hands under {}, {} is {} than under {} ({}), on {}.").format(
+                code(row["config"]), phrase, amount, code(row["baseline"]), interval, deals))
 
 
 @section("bid_accuracy", "Bid accuracy",
          "A seat's non-nil bid is exact when it takes exactly its bid in tricks, over when it "
          "takes more, under when fewer (rates with Wilson 95% intervals, over seat-hands). A "
          "side is set when the tricks counting toward its contract fall short of it (over "
-         "side-hands with a contract); bags per hand are the tricks a side took beyond its "
-         "contract. Tricks minus bid is the distribution of that difference per seat; "
-         "calibration shows the mean bid and the mean tricks taken by the number of spades "
-         "(and of high cards: aces, kings, queens) in the hand as dealt.")
+         "side-hands with a contract); overtricks per hand are the tricks counting toward a "
+         "side's contract beyond it, and bags added per hand what the hand added to the side's "
+         "bag counter under its rules (the overtricks, plus a failed nil's tricks under "
+         "failed_nil_tricks = bags_only). Tricks minus bid is the distribution of that "
+         "difference per seat; calibration shows the mean bid and the mean tricks taken by "
+         "the number of spades (and of high cards: aces, kings, queens) in the hand as dealt.")
 def _bid_accuracy(ctx: Context, section: Section) -> None:
     mode, frame = ctx.any_frame()
     accuracy = bid_accuracy(frame)
@@ -118,8 +145,8 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
         ordered = accuracy.sort_values("set_rate")
         for label, row in (("lowest", ordered.iloc[0]), ("highest", ordered.iloc[-1])):
             section.findings.append(Markup(
-                "The {} set rate is under {} with {}: {}; its seats bid exactly in {}.").format(
-                label, code(row["config"]), code(row["strategy"]),
+                "In {}, the {} set rate is under {} with {}: {}; its seats bid exactly in {}.")
+                .format(MODE_WORDS[mode], label, code(row["config"]), code(row["strategy"]),
                 _interval(row["set_rate"], row["set_rate_low"], row["set_rate_high"],
                           "set_rate"),
                 _interval(row["exact_rate"], row["exact_rate_low"], row["exact_rate_high"],
@@ -192,71 +219,119 @@ def _par(ctx: Context, section: Section) -> None:
 @section("nil", "Nil and blind nil",
          "A nil (or blind nil) bid is made when the bidder takes no trick. Success rates carry "
          "Wilson 95% intervals; by feature they are split by the bidder's hand as dealt, and by "
-         "the partner's bid in partnerships. Value: with a bonus B won when made and lost when "
-         "failed, a nil bid is worth B x (2 x rate - 1) points on average (ignoring the bags "
-         "and the partner's contract), so it pays when the success rate exceeds the break-even "
-         "rate of 50%; it pays here only when the lower end of the rate's interval does.")
+         "the partner's bid in partnerships. The success rate is not what nil is worth: each "
+         "strategy chooses the hands it bids nil on, and a nil also changes the partner's "
+         "contract, the bags and the play. What nil is worth: with nil_counterfactual = true "
+         "in the experiment file, the hands run also plays each configuration's number line "
+         "(the same rules and strategies with nil turned off) on the same deals, so every "
+         "side-hand that bid nil has a paired counterpart in which the would-be nil bidder "
+         "bid its number instead; the value is the side's score with the nil minus its score "
+         "with the number on the same deal, per nil side-hand (95% t interval). It holds for "
+         "the hands the strategy chose to bid nil on (their share of all side-hands is shown), "
+         "in independent hands (from zero scores).")
 def _nil(ctx: Context, section: Section) -> None:
     mode, frame = ctx.any_frame()
+    where = MODE_WORDS[mode]
     success = nil_success(frame)
-    ctx.table(section, "success", f"Nil success by configuration, strategy and blind ({mode})",
+    ctx.table(section, "success", f"Nil success by configuration, strategy and blind ({where})",
               success)
     ctx.figure(section, "success", "Nil success rate", plots.plot_nil_success, success,
                size=(7.5, max(3.5, 0.35 * len(success) + 1.5)))
     by_spades = nil_by_feature(frame, feature="spades")
     ctx.figure(section, "by-spades", "Nil success by spades held", plots.plot_nil_success,
                by_spades)
-    ctx.table(section, "by-spades", "Nil success by spades held", by_spades)
+    ctx.table(section, "by-spades", f"Nil success by spades held ({where})", by_spades)
     by_high = nil_by_feature(frame, feature="high_cards")
-    ctx.table(section, "by-high-cards", "Nil success by high cards held", by_high)
+    ctx.table(section, "by-high-cards", f"Nil success by high cards held ({where})", by_high)
     partnership = [c.name for c in ctx.experiment.configs if c.rules.partnership]
     if partnership:
         part = frame[frame["config"].isin(partnership)]
-        ctx.table(section, "by-partner-bid", "Nil success by the partner's bid",
+        ctx.table(section, "by-partner-bid", f"Nil success by the partner's bid ({where})",
                   nil_by_partner_bid(part))
-    for mode in ctx.experiment.modes:
-        # Blind nil depends on the score (a deficit), so whole games are where it shows.
-        value = nil_value(ctx.frame(mode), ctx.rules)
-        where = "independent hands" if mode == "hands" else "whole games"
-        ctx.table(section, f"value-{mode}",
-                  f"Expected value of a nil bid against break-even ({where})", value)
-        for row in ctx.ordered(value).to_dict(orient="records"):
-            blind = bool(row.get("blind"))
-            if row["n"] < 30 or (blind != (mode == "games") and len(ctx.experiment.modes) > 1):
-                continue  # findings: plain nil from hands, blind nil from games
-            kind = "blind nil" if blind else "nil"
-            verdict = ("pays" if row["pays"] else
-                       "does not pay" if row["rate_high"] < row["break_even"]
-                       else "is not distinguishable from break-even")
-            section.findings.append(Markup(
-                "In {} under {}, {} bids were made in {} of {:,} bids: worth {:+.0f} points per "
-                "bid (95% CI {:+.0f} to {:+.0f}), so {} {}.").format(
-                where, code(row["config"]), kind,
-                _interval(row["rate"], row["rate_low"], row["rate_high"], "rate"),
-                int(row["n"]), row["ev"], row["ev_low"], row["ev_high"], kind, verdict))
+    lines = ctx.number_lines()
+    if not lines:
+        section.notes.append(Markup(
+            "No paired value of nil: the hands run has no number lines (add "
+            "<code>nil_counterfactual = true</code> to the experiment file and run it again). "
+            "The success rates above do not say whether nil pays."))
+        return
+    value = nil_paired_value(ctx.frame("hands", number_lines=True), lines)
+    ctx.table(section, "paired-value", "What nil was worth against bidding a number on the "
+              "same deals (independent hands, per nil side-hand)", value,
+              note="diff = the side's score with the nil minus its score on the same deal "
+                   "with the would-be nil bidder bidding its number; share = nil side-hands "
+                   "over all side-hands (the hands the strategy chose to bid nil on); "
+                   "opponents nil = nil side-hands in which the opponents bid nil too (their "
+                   "nils are number bids in the number line as well).")
+    for row in ctx.ordered(value).to_dict(orient="records"):
+        if row["n"] < 30:
+            continue
+        worth = ("pays" if row["diff_low"] > 0 else
+                 "costs" if row["diff_high"] < 0 else "is not distinguishable from the number")
+        section.findings.append(Markup(
+            "In independent hands under {}, {} ({} of side-hands, the hands its strategy chose; "
+            "{} made) scored {:+.1f} points per side-hand against bidding the number on the "
+            "same {:,} deals (95% CI {:+.1f} to {:+.1f}): on those hands, {} {}.").format(
+            code(row["config"]), row["kind"],
+            _interval(row["share"], row["share_low"], row["share_high"], "rate"),
+            _share(row["made"], row["n"]), row["diff"], int(row["n"]), row["diff_low"],
+            row["diff_high"], row["kind"], worth))
 
 
 @section("games", "Whole games",
-         "Games are played to the target from zero (random first dealer, the deal passing "
-         "left). Length: hands per game (95% normal interval). Side 0 win rate: share of games "
-         "won by side 0 (Wilson interval; ties and draws at the hand cap counted apart). Bag "
-         "penalties: a side's bags crossing the bag limit, per game. Comebacks: share of games "
-         "won by a side that trailed by 100 points or more after some hand.")
+         "Games mode: games are played to the target from zero (random first dealer, the deal "
+         "passing left), so the score and the bags carry from hand to hand, unlike the "
+         "independent hands of the other sections. Length: hands per game (95% normal "
+         "interval). Draws: games without a winner (a tie, or the hand cap reached), counted "
+         "and shown as a share of all games (Wilson interval). Side 0 win rate: share of the "
+         "decisive games won by side 0 (Wilson interval). Bag penalties: a side's bags "
+         "crossing the bag limit, per game. Comebacks: share of games won by a side that "
+         "trailed by 100 points or more after some hand.")
 def _games(ctx: Context, section: Section) -> None:
     frame = ctx.frame("games")
     table = game_effects(frame)
-    ctx.table(section, "summary", "Games by configuration", table)
+    ctx.table(section, "summary", "Games by configuration (whole games)", table)
     ctx.figure(section, "lengths", "Game length in hands", plots.plot_game_lengths, table,
                size=(7.5, max(3.0, 0.4 * len(table) + 1.5)))
+    configs = {c.name: c for c in ctx.experiment.configs}
     if len(table) and "mean_hands" in table:
         for row in ctx.ordered(table).to_dict(orient="records"):
+            config = configs.get(str(row["config"]))
+            draws = Markup("{:,} of them ended without a winner ({} of all games, 95% CI {} "
+                           "to {}: a tie or the {}-hand cap)").format(
+                int(row["draws"]), _pct(row["draw_rate"]), _pct(row["draw_rate_low"]),
+                _pct(row["draw_rate_high"]),
+                f"{config.rules.hand_cap:,}" if config else "hand")
+            if row["decisive"]:
+                wins = Markup("{} wins {} of the {:,} decisive ones").format(
+                    side_name(config, 0), _interval(
+                        row["side0_win_rate"], row["side0_win_rate_low"],
+                        row["side0_win_rate_high"], "rate"), int(row["decisive"]))
+            else:
+                wins = Markup("no game was decisive")
             section.findings.append(Markup(
-                "Under {}, a game lasts {:.1f} hands on average (95% CI {:.1f} to {:.1f}) over "
-                "{:,} games; side 0 wins {} of the decisive ones.").format(
+                "In whole games under {}, a game lasts {:.1f} hands on average (95% CI {:.1f} "
+                "to {:.1f}) over {:,} games; {}; {}.").format(
                 code(row["config"]), row["mean_hands"], row["mean_hands_low"],
-                row["mean_hands_high"], int(row["games"]),
-                _interval(row["side0_win_rate"], row["side0_win_rate_low"],
-                          row["side0_win_rate_high"], "rate")))
+                row["mean_hands_high"], int(row["games"]), draws, wins))
+
+
+def _pct(value) -> str:
+    return "–" if value != value else f"{100 * value:.1f}%"
+
+
+def side_name(config, side: int) -> Markup:
+    """How a finding names a side of ``config``: ``side 0`` when every seat plays the same
+    strategy, else ``side 0 (heuristic)`` (its seats' strategies)."""
+    if config is None:
+        return Markup("side {}").format(side)
+    specs = [s.spec() for s in config.strategies]
+    if len(set(specs)) == 1:
+        return Markup("side {}").format(side)
+    seats = [seat for seat in range(config.rules.players)
+             if (seat % 2 if config.rules.partnership else seat) == side]
+    names = list(dict.fromkeys(specs[seat] for seat in seats))
+    return Markup("side {} ({})").format(side, Markup(" / ").join(code(n) for n in names))
 
 
 @section("strategies", "Strategies against each other",
@@ -322,12 +397,68 @@ def _tournament(ctx: Context, section: Section) -> None:
         section.findings.append(Markup(
             "{} is rated {:.0f} Elo above {} (95% CI {:.0f} to {:.0f}), over {:,} {} per "
             "pair.").format(code(better), diff, code(worse), low, high, 2 * result.n, unit))
+    _modes_against_tournament(ctx, section, result, pairs)
     top = result.ratings[0]
     section.findings.append(Markup(
         "{} rates best ({:+.0f} Elo, 95% CI {:+.0f} to {:+.0f}): it wins {:,} of its {:,} {} "
         "and scores {:+.1f} points per board more than its opponents on average.").format(
         code(top["strategy"]), top["rating"], top["low"], top["high"], top["wins"],
         top["games"], unit, top["mean_diff"]))
+
+
+def _modes_against_tournament(ctx: Context, section: Section, result, pairs) -> None:
+    """Set the tournament's head-to-head differences beside the hands run's paired differences
+    between tables of one strategy each (under the tournament's rules), and warn where the two
+    disagree: both intervals off zero, opposite signs."""
+    if "hands" not in ctx.experiment.modes:
+        return
+    rules = ctx.experiment.tournament.rules
+    tables = {}
+    for config in ctx.experiment.configs:
+        specs = {s.spec() for s in config.strategies}
+        if len(specs) == 1 and config.rules == rules:
+            tables.setdefault(specs.pop(), config.name)
+    frame = ctx.frame("hands")
+    rows = []
+    for match in pairs.to_dict(orient="records"):
+        a, b = tables.get(match["strategy"]), tables.get(match["opponent"])
+        if a is None or b is None:
+            continue
+        part = frame[frame["config"].isin([a, b])]
+        part = part.assign(config=part["config"].astype(str).astype("category"))
+        paired = paired_effects(part, b, metrics=["score"])
+        hands = paired[paired["config"] == a].iloc[0]
+        rows.append({"strategy": match["strategy"], "opponent": match["opponent"],
+                     "hands_diff": hands["diff"], "hands_diff_low": hands["diff_low"],
+                     "hands_diff_high": hands["diff_high"], "tournament_diff": match["mean_diff"],
+                     "tournament_diff_low": match["mean_diff_low"],
+                     "tournament_diff_high": match["mean_diff_high"]})
+    if not rows:
+        return
+    table = pd.DataFrame(rows)
+    unit = "per game (final scores)" if result.unit == "games" else "per hand"
+    ctx.table(section, "modes", "Independent hands against the tournament", table,
+              note="hands diff: in independent hands from zero scores, the mean score per side "
+                   "and hand of the table where every seat plays the strategy minus that of "
+                   "the table where every seat plays the opponent, paired on the same deals "
+                   f"(95% t interval); tournament diff: the strategy against the opponent "
+                   f"head to head, {unit}, per board.")
+    for row in rows:
+        hands_sign = np.sign(row["hands_diff"]) if (
+            row["hands_diff_low"] > 0 or row["hands_diff_high"] < 0) else 0
+        match_sign = np.sign(row["tournament_diff"]) if (
+            row["tournament_diff_low"] > 0 or row["tournament_diff_high"] < 0) else 0
+        if hands_sign * match_sign < 0:
+            section.findings.append(Markup(
+                "The modes disagree on {} against {}: in independent hands from zero scores a "
+                "table of {} scores {:+.1f} points per side and hand against a table of {} "
+                "(95% CI {:+.1f} to {:+.1f}), but head to head in the tournament ({}) {} "
+                "scores {:+.1f} points per board against it (95% CI {:+.1f} to {:+.1f}).")
+                .format(code(row["strategy"]), code(row["opponent"]), code(row["strategy"]),
+                        row["hands_diff"], code(row["opponent"]), row["hands_diff_low"],
+                        row["hands_diff_high"], MODE_WORDS.get(result.unit, result.unit),
+                        code(row["strategy"]), row["tournament_diff"],
+                        row["tournament_diff_low"], row["tournament_diff_high"]))
 
 
 def _side_scores(ctx: Context, section: Section) -> None:
@@ -340,7 +471,8 @@ def _side_scores(ctx: Context, section: Section) -> None:
                          "side_hands": row["hands"], "mean_score": row["mean_score"],
                          "mean_score_low": row["score_low"],
                          "mean_score_high": row["score_high"]})
-    ctx.table(section, "scores", f"Mean score per side and hand ({mode})", pd.DataFrame(rows))
+    ctx.table(section, "scores", f"Mean score per side and hand ({MODE_WORDS[mode]})",
+              pd.DataFrame(rows))
     games = ctx.frame("games")
     if games is not None and len(games):
         rows = []
