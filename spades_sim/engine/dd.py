@@ -83,7 +83,7 @@ CTX_SIZE = 60  # the last slot holds a run-time zero
 
 HEAD_BITS = 20  # buckets of the transposition table (heads of entry chains, 8 a row)
 HEAD_ROWS = (1 << HEAD_BITS) // 8
-POOL_BITS = 19  # entries of eight int64: 32 MiB
+POOL_BITS = 21  # entries of eight int64: 128 MiB
 TT_COLS = 8
 MOVE_ROWS = 72  # one row per ply: at most 17 tricks of 4 cards
 MOVE_COLS = 52  # up to 20 candidate cards, their scores, suit codes and counts, small-card floors
