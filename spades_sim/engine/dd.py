@@ -409,6 +409,13 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
                 return False
         elif remaining == 0:
             return True
+        else:
+            # The bidder holds the top trump: the trick it is played to is the bidder's.
+            trumps = union & TRUMP_MASK
+            if trumps != 0 and (hands[nil_seat] >> highest_card(trumps)) & 1:
+                ctx[CTX_QUICK_CUT] += 1
+                ctx[CTX_REL] = 1 << highest_card(trumps)
+                return False
         leader_max = (max_mask >> leader) & 1
         # Quick tricks of the side on lead.
         if nil_seat < 0 and not (rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0):
