@@ -22,6 +22,7 @@ from spades_sim.core.errors import AnalysisError, ExperimentError, RunError
 from spades_sim.core.par import PAR_COLUMNS
 from spades_sim.core.rules import preset
 from spades_sim.core.schema import TIDY_COLUMNS
+from spades_sim.core.version import solver_hash
 from spades_sim.engine import dd
 from spades_sim.experiment import parse_experiment, run_experiment
 from spades_sim.game.par import after_exchange, records_par
@@ -105,7 +106,9 @@ def test_without_par_nothing_changes(stub_solver, tmp_path):
     assert set(plain.identity()) == {"format", "seed", "unit", "units", "chunk_size",
                                      "duplicate", "configs", "engine"}
     with_par = RunSpec((config,), 3, n_hands=20, chunk_size=10, par=True)
-    assert with_par.identity() == {**plain.identity(), "par": True}
+    assert with_par.identity() == {**plain.identity(), "par": True,
+                                   "engine": plain.identity()["engine"] + "+solver:"
+                                   + solver_hash()}
     execute(plain, tmp_path / "plain", quiet=True)
     execute(with_par, tmp_path / "par", quiet=True)
     assert read_meta(tmp_path / "plain")["columns"] == list(TIDY_COLUMNS)
@@ -123,7 +126,7 @@ def test_without_par_nothing_changes(stub_solver, tmp_path):
 def test_a_run_is_not_resumed_with_another_par(stub_solver, tmp_path, first, then):
     config = make_config("x", preset("classic"), ["heuristic"])
     execute(RunSpec((config,), 3, n_hands=10, chunk_size=5, par=first), tmp_path, quiet=True)
-    with pytest.raises(RunError, match=r"holds another run \(it differs in par\)"):
+    with pytest.raises(RunError, match=r"holds another run \(it differs in engine, par\)"):
         execute(RunSpec((config,), 3, n_hands=10, chunk_size=5, par=then), tmp_path, quiet=True)
 
 
@@ -155,7 +158,7 @@ def test_par_from_the_command_line(stub_solver, tmp_path, capsys):
                  str(out)]) == 0
     assert read_meta(out)["identity"]["par"] is True
     assert main(["simulate", "--hands", "10", "--seed", "2", "--quiet", "--out", str(out)]) == 2
-    assert "differs in par" in capsys.readouterr().err
+    assert "differs in engine, par" in capsys.readouterr().err
 
 
 def test_real_par_on_two_workers_equals_spades_sim_par(tmp_path):

@@ -13,11 +13,19 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
 
+#: The double-dummy solver: an engine module that no kernel of the hand loop calls (a leaf), so
+#: it is left out of :func:`engine_hash` (an edit to it recompiles only its own kernels and
+#: leaves runs without par resumable) and has its own :func:`solver_hash`.
+SOLVER_SOURCE = "dd.py"
+
+
 def engine_hash() -> str:
-    """16 hex digits of the SHA-256 of every ``spades_sim/engine/*.py`` and of the core modules
-    the kernels take constants and types from (names included)."""
+    """16 hex digits of the SHA-256 of every ``spades_sim/engine/*.py`` but the solver's and of
+    the core modules the kernels take constants and types from (names included)."""
     digest = hashlib.sha256()
-    paths = sorted((PACKAGE_ROOT / "engine").glob("*.py")) + [
+    engine = [path for path in sorted((PACKAGE_ROOT / "engine").glob("*.py"))
+              if path.name != SOLVER_SOURCE]
+    paths = engine + [
         PACKAGE_ROOT / "core" / name
         for name in ("rules.py", "schema.py", "seeding.py", "strategies.py", "cards.py",
                      "view.py")
@@ -26,6 +34,12 @@ def engine_hash() -> str:
         digest.update(f"{path.parent.name}/{path.name}".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def solver_hash() -> str:
+    """16 hex digits of the SHA-256 of the double-dummy solver's source (``engine/dd.py``; the
+    engine modules it builds on are in :func:`engine_hash`)."""
+    return hashlib.sha256((PACKAGE_ROOT / "engine" / SOLVER_SOURCE).read_bytes()).hexdigest()[:16]
 
 
 def commit(short: bool = False) -> str:

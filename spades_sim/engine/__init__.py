@@ -11,7 +11,8 @@ Numba's on-disk cache (``cache=True``) is keyed by the source file of each *entr
 so an edit to a helper in another file would leave a stale compiled kernel in use. To rule that
 out, the cache lives in a folder named by a hash of every engine source file (and of the core
 modules the kernels take constants from): any such edit (or an upgrade) starts from a fresh
-cache.
+cache. The double-dummy solver (``dd``) is left out of that hash: no kernel of the hand loop
+calls it, and numba's own check of its file is enough for its kernels.
 """
 
 import os

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import StrategyError
-from ..core.strategies import N_PARAMS, PluginStrategy, Strategy, parse_strategy
+from ..core.strategies import N_PARAMS, PluginStrategy, ShippedStrategy, Strategy, parse_strategy
+from ..core.version import solver_hash
 from .agents import BuiltinAgent, NumbaPluginAgent, PluginAgent
 
 PYTHON_METHODS = ("bid", "play")
@@ -186,6 +187,9 @@ def plugin_sources_hash(strategies) -> str:
             path = getattr(module, "__file__", None)
             digest.update(strategy.spec().encode())
             digest.update(Path(path).read_bytes() if path else b"")
+            if isinstance(strategy, ShippedStrategy):
+                # The shipped players decide with the double-dummy solver.
+                digest.update(solver_hash().encode())
     return "+plugins:" + digest.hexdigest()[:16] if found else ""
 
 

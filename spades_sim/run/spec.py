@@ -22,7 +22,7 @@ from ..core.par import tidy_columns
 from ..core.rules import Rules, build_rules, rules_from_spec
 from ..core.seeding import check_seed
 from ..core.strategies import Strategy, parse_strategy
-from ..core.version import engine_hash
+from ..core.version import engine_hash, solver_hash
 from ..game.plugins import check_plugins, plugin_sources_hash
 
 # 2: chunk files carry their provenance (run hash, index, rows, checksum) and meta.json lists
@@ -216,6 +216,8 @@ class RunSpec:
                 [s for c in self.configs for s in c.strategies]),
         }
         if self.par:
+            # Par columns also depend on the solver's source (outside the engine hash).
+            identity["engine"] += "+solver:" + solver_hash()
             identity["par"] = True
         return identity
 
