@@ -106,7 +106,7 @@ def test_run_prints_the_report_path(built):
 
 def test_every_section_and_the_setup(built):
     parser = _parse(built["index"])
-    for name in (*SECTIONS, "setup", "findings", "metadata"):
+    for name in (*SECTIONS, "setup", "headline", "findings", "metadata"):
         assert name in parser.ids
     text = built["index"].read_text()
     assert "Does the report build?" in text
@@ -117,6 +117,30 @@ def test_every_section_and_the_setup(built):
             "seat 3: random") in text
     assert "target=300" in text and "95% CI" in text
     assert "three</code> (3 players) has no other configuration" in text
+
+
+def test_headline_ranks_the_tested_findings(built):
+    """The headline leads the page: the tested findings of all sections as one Holm family,
+    those that survive first, then by |effect| / SE; the binary set rates exact."""
+    text = built["index"].read_text()
+    assert text.index('id="headline"') < text.index('id="findings"')
+    assert "Holm (family-wise error rate) adjustment" in text
+    table = pd.read_csv(built["index"].parent / "headline.csv")
+    assert list(table.columns) == ["rank", "finding", "effect", "low", "high", "unit",
+                                   "effect_over_se", "p_adjusted", "verdict"]
+    assert list(table["rank"]) == list(range(1, len(table) + 1))
+    survives = table["verdict"].isin(["higher", "lower"]).to_numpy()
+    assert not (~survives[:-1] & survives[1:]).any()  # survivors first
+    for part in (table[survives], table[~survives]):
+        ratio = part["effect_over_se"].abs().fillna(float("inf")).to_numpy()
+        assert (ratio[:-1] >= ratio[1:]).all()
+    covers = (table["low"] <= 0) & (table["high"] >= 0)
+    assert (table.loc[covers, "verdict"] == "no detectable difference").all()
+    paired = pd.read_csv(built["index"].parent / "variant_effects-paired.csv")
+    assert set(paired.loc[paired["metric"].isin(["set", "nil"]), "method"]) == {"exact"}
+    assert set(paired.loc[paired["metric"] == "score", "method"]) == {"t"}
+    assert "McNemar test on the" in text
+    assert "Bradley-Terry against the saturated pairwise model" in text
 
 
 def test_links_point_to_files(built):
