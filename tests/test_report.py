@@ -256,9 +256,21 @@ def test_report_reads_the_tournament_without_playing(built, tmp_path, monkeypatc
 
     monkeypatch.setattr(match_module, "execute", refuse)
     monkeypatch.setattr(experiment_execute, "execute", refuse)
+    # Where the Bradley-Terry model is rejected the head-to-head table leads and the findings
+    # rest on it (the tiny tournament fits: a rejecting fit stands in for the shipped one's).
+    from spades_sim.evaluate import Fit
+
+    monkeypatch.setattr(sys.modules["spades_sim.evaluate.tournament"], "tournament_fit",
+                        lambda strategies, matches: Fit(784.0, 790.0, 6, 1e-165, 0.05))
     index = report.build_report(built["results"], tmp_path)
     assert (index.parent / "strategies-ratings.csv").read_text() == \
         (built["index"].parent / "strategies-ratings.csv").read_text()
+    text = index.read_text()
+    assert "chi-square 784.0 on 6 degrees of freedom" in text and "The model is rejected" in text
+    strategies = text[text.index('id="strategies"'):]
+    assert strategies.index("Head to head: mean score") < strategies.index("Tournament ratings")
+    assert "head to head (tournament)" in (index.parent / "headline.csv").read_text()
+    assert "Elo above" not in text and "rates best" not in text
 
 
 def test_report_refuses_another_tournament(built, tmp_path):
