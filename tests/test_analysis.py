@@ -11,9 +11,11 @@ from scipy import stats
 from spades_sim.analysis import bids, effects, nil
 from spades_sim.analysis.metrics import (
     adjust_pvalues,
+    exact_interval,
     interval_from_moments,
     mcnemar_exact,
     paired_binary_difference,
+    rate_interval,
     t_quantile,
     wilson_interval,
 )
@@ -82,7 +84,7 @@ def test_bid_accuracy_by_strategy(bidding):
     assert table.loc["r", ["n", "exact", "over", "under"]].tolist() == [3, 2, 1, 0]
     assert table.loc["h", "exact_rate"] == 0.5
     assert table.loc["r", "under_rate"] == 0.0
-    low, high = wilson_interval(2, 3)
+    low, high = exact_interval(2, 3)  # 2 of 3: fewer than 5 events, the exact interval
     assert table.loc["r", "exact_rate_low"] == pytest.approx(low)
     assert table.loc["r", "exact_rate_high"] == pytest.approx(high)
     assert table.loc["h", ["side_hands", "contracts", "sets"]].tolist() == [2, 2, 1]
@@ -157,7 +159,7 @@ def test_nil_success(nils):
     assert table[["blind", "n", "made"]].values.tolist() == [[False, 3, 2], [True, 1, 1]]
     assert table["rate"].tolist() == pytest.approx([2 / 3, 1.0])
     assert table["rate_high"].iloc[1] == 1.0
-    low, high = wilson_interval(2, 3)
+    low, high = exact_interval(2, 3)  # few events: Clopper-Pearson, not Wilson
     assert table[["rate_low", "rate_high"]].iloc[0].tolist() == pytest.approx([low, high])
 
 
@@ -402,6 +404,21 @@ def test_an_empty_frame_gives_empty_tables():
 
 
 # -- metrics --------------------------------------------------------------------------------------
+def test_rates_on_few_events_get_the_exact_interval():
+    # 5 events in 200,000: Clopper-Pearson, from the beta quantiles directly.
+    low, high = rate_interval(5, 200_000)
+    assert low == pytest.approx(stats.beta.ppf(0.025, 5, 200_000 - 5 + 1))
+    assert high == pytest.approx(stats.beta.ppf(0.975, 5 + 1, 200_000 - 5))
+    assert rate_interval(0, 10) == pytest.approx((0.0, 1 - 0.025 ** (1 / 10)))
+    assert rate_interval(4, 200)[0] == pytest.approx(exact_interval(4, 200)[0])
+    assert rate_interval(50, 100) == pytest.approx(wilson_interval(50, 100))  # enough: Wilson
+    assert rate_interval(197, 200) == pytest.approx(exact_interval(197, 200))  # 3 non-events
+    assert rate_interval(10, 100) == pytest.approx(wilson_interval(10, 100))  # 10: Wilson
+    lows, highs = rate_interval([0, 5, 50], [0, 10, 100])
+    assert np.isnan(lows[0]) and highs[1:] == pytest.approx([exact_interval(5, 10)[1],
+                                                            wilson_interval(50, 100)[1]])
+
+
 def test_wilson_interval_ends_are_sane():
     for trials in (1, 3, 7, 100, 12345):
         low, high = wilson_interval(0, trials)

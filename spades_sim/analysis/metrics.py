@@ -1,4 +1,11 @@
-"""Metrics: counts beside rates, with confidence intervals."""
+"""Metrics: counts beside rates, with confidence intervals, and the tests the analyses use.
+
+Quantiles, intervals and tests come from SciPy and statsmodels. Rates: Wilson intervals, exact
+(Clopper-Pearson) where a rate rests on fewer than :data:`RARE_EVENTS` events or non-events
+(:func:`rate_interval`; every "Wilson 95%" rate of the analyses follows this rule). Means:
+normal or Student t intervals and t tests. Paired binary outcomes: McNemar's exact test and the
+conditional exact interval of the difference. Families of tests: Holm or Benjamini-Hochberg.
+"""
 
 from __future__ import annotations
 
@@ -63,6 +70,35 @@ def exact_interval(successes, trials, level: float = 0.95):
             low.flat[index], high.flat[index] = ci.low, ci.high
     if scalar:
         return float(low[()]), float(high[()])
+    return low, high
+
+
+#: Rates resting on fewer events (or non-events) than this get the exact interval.
+RARE_EVENTS = 10
+
+
+def rate_interval(successes, trials):
+    """The 95% interval of a rate as the analyses give it: Wilson (:func:`wilson_interval`),
+    except the exact Clopper-Pearson interval (:func:`exact_interval`) where the rate rests on
+    fewer than :data:`RARE_EVENTS` events or non-events (``successes < 10`` or ``trials -
+    successes < 10``), where the Wilson interval's coverage is least sure. nan at 0 trials.
+
+    >>> [round(float(x), 4) for x in rate_interval(50, 100)]  # Wilson
+    [0.4038, 0.5962]
+    >>> [round(float(x), 4) for x in rate_interval(2, 100)]  # exact
+    [0.0024, 0.0704]
+    """
+    successes = np.asarray(successes, dtype=float)
+    trials = np.asarray(trials, dtype=float)
+    low, high = wilson_interval(successes, trials)
+    rare = (trials > 0) & ((successes < RARE_EVENTS) | (trials - successes < RARE_EVENTS))
+    if np.any(rare):
+        low, high = np.array(low, dtype=float), np.array(high, dtype=float)
+        exact_low, exact_high = exact_interval(np.where(rare, successes, 0).astype(np.int64),
+                                               np.where(rare, trials, 0).astype(np.int64))
+        low, high = np.where(rare, exact_low, low), np.where(rare, exact_high, high)
+        if low.ndim == 0:
+            return low[()], high[()]
     return low, high
 
 
@@ -262,13 +298,14 @@ def aggregate(frame, keys, **aggregations):
 
 
 def add_rate(table, name: str, successes: str, trials: str) -> None:
-    """Add ``name = successes / trials`` (nan at 0 trials) and its Wilson 95% interval as
-    ``name_low`` / ``name_high`` to ``table`` (in place)."""
+    """Add ``name = successes / trials`` (nan at 0 trials) and its 95% interval as ``name_low``
+    / ``name_high`` to ``table`` (in place): Wilson, exact where the rate rests on few events
+    (:func:`rate_interval`)."""
     hits = table[successes].to_numpy(dtype=float)
     total = table[trials].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         table[name] = np.where(total > 0, hits / total, np.nan)
-    table[f"{name}_low"], table[f"{name}_high"] = wilson_interval(hits, total)
+    table[f"{name}_low"], table[f"{name}_high"] = rate_interval(hits, total)
 
 
 def add_mean_interval(table, name: str, count: str, t: bool = False) -> None:
