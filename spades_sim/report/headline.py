@@ -95,15 +95,15 @@ class Finding:
         if not self.tested or self.survives is None or self.trivial:
             return str(self.text)
         method = ADJUSTMENTS[ADJUSTMENT].split(" (")[0]
-        if self.survives:
+        if self.covers_zero:  # the sentence already says no difference is detectable
+            mark = Markup("")
+        elif self.survives:
             mark = Markup(' <span class="adjusted">(adjusted p {})</span>').format(
                 _p_text(self.p_adjusted))
-        elif not self.covers_zero:
+        else:
             mark = Markup(' <span class="flag">[not significant after {} adjustment for the '
                           '{} tests of this report: adjusted p {}]</span>').format(
                 method, self.family, _p_text(self.p_adjusted))
-        else:
-            mark = Markup("")
         return str(Markup("{}{}").format(self.text, mark))
 
 
@@ -124,12 +124,13 @@ def adjust_findings(findings, method: str = ADJUSTMENT, alpha: float = ALPHA) ->
 
 
 def verdict(finding: Finding) -> str:
-    """``higher``/``lower`` (surviving the adjustment), ``no detectable difference`` (the
-    interval covers zero) or ``not significant after adjustment``."""
-    if finding.survives:
-        return "higher" if finding.effect > 0 else "lower"
+    """``no detectable difference`` (the interval covers zero), ``higher``/``lower`` (the
+    interval excludes zero and the finding survives the adjustment) or ``not significant after
+    adjustment`` (it excludes zero, but not after the adjustment)."""
     if finding.covers_zero:
         return NO_DIFFERENCE
+    if finding.survives:
+        return "higher" if finding.effect > 0 else "lower"
     return "not significant after adjustment"
 
 
@@ -152,7 +153,7 @@ def headline(findings, rows: int = HEADLINE_ROWS) -> list[dict]:
     """
     kept = [f for f in findings if isinstance(f, Finding) and f.tested and not f.trivial
             and f.survives is not None]
-    kept.sort(key=lambda f: (not f.survives, -abs(f.noise_ratio)))
+    kept.sort(key=lambda f: (verdict(f) not in ("higher", "lower"), -abs(f.noise_ratio)))
     table = []
     for rank, finding in enumerate(kept[:rows], 1):
         scale = finding.scale
