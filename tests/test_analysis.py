@@ -6,10 +6,16 @@ from math import comb, sqrt
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from spades_sim.analysis import bids, effects, nil
 from spades_sim.analysis.metrics import (
+    adjust_pvalues,
+    exact_interval,
     interval_from_moments,
+    mcnemar_exact,
+    paired_binary_difference,
+    rate_interval,
     t_quantile,
     wilson_interval,
 )
@@ -78,7 +84,7 @@ def test_bid_accuracy_by_strategy(bidding):
     assert table.loc["r", ["n", "exact", "over", "under"]].tolist() == [3, 2, 1, 0]
     assert table.loc["h", "exact_rate"] == 0.5
     assert table.loc["r", "under_rate"] == 0.0
-    low, high = wilson_interval(2, 3)
+    low, high = exact_interval(2, 3)  # 2 of 3: fewer than 5 events, the exact interval
     assert table.loc["r", "exact_rate_low"] == pytest.approx(low)
     assert table.loc["r", "exact_rate_high"] == pytest.approx(high)
     assert table.loc["h", ["side_hands", "contracts", "sets"]].tolist() == [2, 2, 1]
@@ -153,7 +159,7 @@ def test_nil_success(nils):
     assert table[["blind", "n", "made"]].values.tolist() == [[False, 3, 2], [True, 1, 1]]
     assert table["rate"].tolist() == pytest.approx([2 / 3, 1.0])
     assert table["rate_high"].iloc[1] == 1.0
-    low, high = wilson_interval(2, 3)
+    low, high = exact_interval(2, 3)  # few events: Clopper-Pearson, not Wilson
     assert table[["rate_low", "rate_high"]].iloc[0].tolist() == pytest.approx([low, high])
 
 
@@ -246,6 +252,40 @@ def test_nil_paired_value_hand_computed():
             f["config"] == "n") | (f["hand_id"] != 1)], {"n": "b"})
 
 
+def test_mcnemar_and_the_exact_paired_difference_on_a_hand_made_table():
+    """Paired binary outcomes on 200 deals: 2 with the event under the configuration only,
+    12 under the baseline only (the 186 concordant deals do not matter)."""
+    # Two-sided exact p: 2 P(X <= 2), X ~ Binomial(14, 1/2) = 2 (1 + 14 + 91) / 2^14.
+    assert mcnemar_exact(2, 12) == pytest.approx(2 * (1 + 14 + 91) / 2**14, rel=1e-12)
+    assert mcnemar_exact(2, 12) == pytest.approx(stats.binomtest(2, 14).pvalue, rel=1e-12)
+    # mid-p: less the probability of the observed split, 2 * 91 / 2^14 / 2.
+    assert mcnemar_exact(2, 12, mid_p=True) == pytest.approx((2 * (1 + 14 + 91) - 91) / 2**14)
+    assert mcnemar_exact(0, 0) == 1.0 and mcnemar_exact(5, 5) == 1.0
+    diff, low, high = paired_binary_difference(2, 12, 200)
+    ci = stats.binomtest(2, 14).proportion_ci(0.95, method="exact")
+    assert diff == -10 / 200
+    assert (low, high) == pytest.approx((14 / 200 * (2 * ci.low - 1),
+                                         14 / 200 * (2 * ci.high - 1)))
+    assert low < diff < high < 0
+    assert paired_binary_difference(0, 0, 50) == (0.0, 0.0, 0.0)
+
+
+def test_adjust_pvalues_holm_and_bh_on_known_values():
+    p = [0.005, 0.018, 0.03, 0.036, 0.20]
+    holm, reject = adjust_pvalues(p, "holm")
+    # Holm: sorted p times (m, m-1, ...), made monotone: 0.025, 0.072, 0.09, 0.09, 0.20.
+    assert holm == pytest.approx([0.025, 0.072, 0.09, 0.09, 0.20])
+    assert reject.tolist() == [True, False, False, False, False]
+    bh, reject = adjust_pvalues(p, "fdr_bh")
+    # BH: p * m / rank (0.025, 0.045, 0.05, 0.045, 0.2), made monotone from the top.
+    assert bh == pytest.approx([0.025, 0.045, 0.045, 0.045, 0.20])
+    assert reject.tolist() == [True, True, True, True, False]
+    adjusted, reject = adjust_pvalues([0.001, float("nan"), 0.5])
+    assert np.isnan(adjusted[1]) and not reject[1] and adjusted[0] == pytest.approx(0.002)
+    with pytest.raises(ValueError, match="method"):
+        adjust_pvalues(p, "bonferonni")
+
+
 def test_paired_effects_hand_computed():
     """Two players (seat = side). base: hand scores (50, -40), (30, 30), (-60, 20); alt:
     (60, -40), (30, 40), (-60, 50): per-hand means 5, 30, -20 and 10, 35, -5 (diffs 5, 5, 15).
@@ -286,6 +326,18 @@ def test_paired_effects_hand_computed():
     assert table.loc[("alt", "bags_added"), "diff"] == 0.0
     assert table.loc[("alt", "overtricks"), "diff"] == 0.0
     assert table.loc[("alt", "nil"), "diff"] == pytest.approx(1 / 6)
+    # Binary metrics get the exact method on the discordant units: set, one side-hand of six
+    # set under base only (Clopper-Pearson of 0 of 1 is [0, 0.975]); nil, one seat of six
+    # bidding nil under alt only.
+    assert [table.loc[("alt", m), "method"] for m in ("score", "set", "nil")] == [
+        "t", "exact", "exact"]
+    exact = table.loc[("alt", "set")]
+    assert (exact["gains"], exact["losses"], exact["diff_p"]) == (0, 1, 1.0)
+    assert exact["diff_low"] == pytest.approx(-1 / 6)
+    assert exact["diff_high"] == pytest.approx((2 * 0.975 - 1) / 6)
+    assert (table.loc[("alt", "nil"), "gains"], table.loc[("alt", "nil"), "losses"]) == (1, 0)
+    assert score["diff_p"] == pytest.approx(2 * stats.t.sf(25 / 3 / (np.std(
+        [5, 5, 15], ddof=1) / sqrt(3)), 2))
     itself = table.loc["base"]
     assert (itself["diff"] == 0).all() and (itself["diff_low"] == 0).all()
     assert (itself["diff_high"] == 0).all()
@@ -352,6 +404,21 @@ def test_an_empty_frame_gives_empty_tables():
 
 
 # -- metrics --------------------------------------------------------------------------------------
+def test_rates_on_few_events_get_the_exact_interval():
+    # 5 events in 200,000: Clopper-Pearson, from the beta quantiles directly.
+    low, high = rate_interval(5, 200_000)
+    assert low == pytest.approx(stats.beta.ppf(0.025, 5, 200_000 - 5 + 1))
+    assert high == pytest.approx(stats.beta.ppf(0.975, 5 + 1, 200_000 - 5))
+    assert rate_interval(0, 10) == pytest.approx((0.0, 1 - 0.025 ** (1 / 10)))
+    assert rate_interval(4, 200)[0] == pytest.approx(exact_interval(4, 200)[0])
+    assert rate_interval(50, 100) == pytest.approx(wilson_interval(50, 100))  # enough: Wilson
+    assert rate_interval(197, 200) == pytest.approx(exact_interval(197, 200))  # 3 non-events
+    assert rate_interval(10, 100) == pytest.approx(wilson_interval(10, 100))  # 10: Wilson
+    lows, highs = rate_interval([0, 5, 50], [0, 10, 100])
+    assert np.isnan(lows[0]) and highs[1:] == pytest.approx([exact_interval(5, 10)[1],
+                                                            wilson_interval(50, 100)[1]])
+
+
 def test_wilson_interval_ends_are_sane():
     for trials in (1, 3, 7, 100, 12345):
         low, high = wilson_interval(0, trials)

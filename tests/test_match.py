@@ -278,3 +278,58 @@ def test_tournament_ratings_from_match_results():
     assert rows[0]["mean_diff"] == 65.0 and rows[1]["mean_diff"] == -20.0
     assert (rows[1]["wins"], rows[1]["losses"], rows[1]["ties"]) == (16, 23, 1)
     assert matrix[2, 0] == -80.0 and np.isnan(matrix[1, 1])
+
+
+# -- Bradley-Terry goodness of fit ----------------------------------------------------------------
+def test_goodness_of_fit_of_a_cycle_by_hand():
+    from scipy import stats
+
+    from spades_sim.evaluate import goodness_of_fit
+
+    # x beats y, y beats z, z beats x, each 30 to 10: the fitted strengths are equal, every
+    # pair expects 20 of 40, and each Pearson term is (30 - 20)^2 / (40 * 1/2 * 1/2) = 10.
+    wins = np.array([[0, 30, 10], [10, 0, 30], [30, 10, 0]], float)
+    fit = goodness_of_fit(wins, rating=np.zeros(3))
+    assert fit.chi_square == pytest.approx(30.0) and fit.dof == 3 - 2
+    deviance = 3 * 2 * (30 * math.log(30 / 20) + 10 * math.log(10 / 20))
+    assert fit.deviance == pytest.approx(deviance)
+    assert fit.p_value == pytest.approx(stats.chi2.sf(30.0, 1)) and not fit.fits
+    # The maximum-likelihood fit (its virtual ties move nothing here) gives the same test.
+    assert goodness_of_fit(wins).chi_square == pytest.approx(30.0, abs=1e-6)
+    # Counts the model explains exactly: chi-square 0, the model fits.
+    exact = goodness_of_fit(_expected_wins(STRENGTHS, 3000), rating=TRUTH)
+    assert exact.chi_square == pytest.approx(0.0, abs=1e-9) and exact.fits
+    # Ties count half a win to each side, as in the fit: 20 wins + 20 ties = 30 points of 40.
+    ties = np.array([[0, 20, 0], [20, 0, 0], [0, 0, 0]], float)
+    wins = np.array([[0, 20, 10], [0, 0, 30], [30, 10, 0]], float)
+    assert goodness_of_fit(wins, ties, rating=np.zeros(3)).chi_square == pytest.approx(30.0)
+    # Two strategies: one pair, one free strength, nothing to test.
+    saturated = goodness_of_fit([[0, 7], [3, 0]])
+    assert saturated.dof == 0 and saturated.fits and math.isnan(saturated.p_value)
+
+
+def test_a_rejected_model_leads_with_the_head_to_head_matrix():
+    from spades_sim.evaluate import MatchResult, TournamentResult, format_tournament
+
+    def result(a, b, a_wins, b_wins, diff):
+        return MatchResult(a, b, "classic", "hands", 20, 0, 40, a_wins, b_wins, 0, 0, 0, 0,
+                           diff, (diff - 2, diff + 2), 1.0)
+
+    names = ["x", "y", "z"]
+    matches = [result("x", "y", 30, 10, 5.0), result("x", "z", 10, 30, -5.0),
+               result("y", "z", 30, 10, 5.0)]
+    rows, matrix = tournament_ratings(names, matches)
+    cycle = TournamentResult(names, "classic", "hands", 20, 0, "out", matches, rows, matrix)
+    assert not cycle.fit.fits and cycle.lead == "matrix"
+    data = cycle.to_dict()
+    assert data["fit"]["dof"] == 1 and data["fit"]["fits"] is False and data["lead"] == "matrix"
+    assert data["matrix_low"][2][0] == 3.0 and data["matrix_high"][0][2] == -3.0
+    text = format_tournament(cycle)
+    assert text.index("head to head") < text.index("REJECTED") < text.index("Bradley-Terry rat")
+    assert "+5.0+-2.0" in text
+    matches[1] = result("x", "z", 35, 5, 9.0)  # now x > y > z, nearly on one line
+    rows, matrix = tournament_ratings(names, matches)
+    line = TournamentResult(names, "classic", "hands", 20, 0, "out", matches, rows, matrix)
+    assert line.fit.fits and line.lead == "ratings"
+    text = format_tournament(line)
+    assert text.index("Bradley-Terry rat") < text.index("not rejected") < text.index("head to")

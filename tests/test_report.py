@@ -106,7 +106,7 @@ def test_run_prints_the_report_path(built):
 
 def test_every_section_and_the_setup(built):
     parser = _parse(built["index"])
-    for name in (*SECTIONS, "setup", "findings", "metadata"):
+    for name in (*SECTIONS, "setup", "headline", "findings", "metadata"):
         assert name in parser.ids
     text = built["index"].read_text()
     assert "Does the report build?" in text
@@ -117,6 +117,30 @@ def test_every_section_and_the_setup(built):
             "seat 3: random") in text
     assert "target=300" in text and "95% CI" in text
     assert "three</code> (3 players) has no other configuration" in text
+
+
+def test_headline_ranks_the_tested_findings(built):
+    """The headline leads the page: the tested findings of all sections as one Holm family,
+    those that survive first, then by |effect| / SE; the binary set rates exact."""
+    text = built["index"].read_text()
+    assert text.index('id="headline"') < text.index('id="findings"')
+    assert "Holm (family-wise error rate) adjustment" in text
+    table = pd.read_csv(built["index"].parent / "headline.csv")
+    assert list(table.columns) == ["rank", "finding", "effect", "low", "high", "unit",
+                                   "effect_over_se", "p_adjusted", "verdict"]
+    assert list(table["rank"]) == list(range(1, len(table) + 1))
+    survives = table["verdict"].isin(["higher", "lower"]).to_numpy()
+    assert not (~survives[:-1] & survives[1:]).any()  # survivors first
+    for part in (table[survives], table[~survives]):
+        ratio = part["effect_over_se"].abs().fillna(float("inf")).to_numpy()
+        assert (ratio[:-1] >= ratio[1:]).all()
+    covers = (table["low"] <= 0) & (table["high"] >= 0)
+    assert (table.loc[covers, "verdict"] == "no detectable difference").all()
+    paired = pd.read_csv(built["index"].parent / "variant_effects-paired.csv")
+    assert set(paired.loc[paired["metric"].isin(["set", "nil"]), "method"]) == {"exact"}
+    assert set(paired.loc[paired["metric"] == "score", "method"]) == {"t"}
+    assert "McNemar test on the" in text
+    assert "Bradley-Terry against the saturated pairwise model" in text
 
 
 def test_links_point_to_files(built):
@@ -232,9 +256,21 @@ def test_report_reads_the_tournament_without_playing(built, tmp_path, monkeypatc
 
     monkeypatch.setattr(match_module, "execute", refuse)
     monkeypatch.setattr(experiment_execute, "execute", refuse)
+    # Where the Bradley-Terry model is rejected the head-to-head table leads and the findings
+    # rest on it (the tiny tournament fits: a rejecting fit stands in for the shipped one's).
+    from spades_sim.evaluate import Fit
+
+    monkeypatch.setattr(sys.modules["spades_sim.evaluate.tournament"], "tournament_fit",
+                        lambda strategies, matches: Fit(784.0, 790.0, 6, 1e-165, 0.05))
     index = report.build_report(built["results"], tmp_path)
     assert (index.parent / "strategies-ratings.csv").read_text() == \
         (built["index"].parent / "strategies-ratings.csv").read_text()
+    text = index.read_text()
+    assert "chi-square 784.0 on 6 degrees of freedom" in text and "The model is rejected" in text
+    strategies = text[text.index('id="strategies"'):]
+    assert strategies.index("Head to head: mean score") < strategies.index("Tournament ratings")
+    assert "head to head (tournament)" in (index.parent / "headline.csv").read_text()
+    assert "Elo above" not in text and "rates best" not in text
 
 
 def test_report_refuses_another_tournament(built, tmp_path):

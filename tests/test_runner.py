@@ -559,22 +559,31 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_progress_bar_on_a_terminal_only(tmp_path, monkeypatch, capsys):
+def test_progress_bar_on_a_terminal_plain_lines_in_logs(tmp_path, monkeypatch, capsys):
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     args = ["simulate", "--hands", "600", "--chunk-size", "200", "--seed", "1"]
     assert main([*args, "--out", str(tmp_path / "a")]) == 0
-    bar = terminal.getvalue()
-    assert "\r[" in bar and "600/600 hands" in bar and "0/600 hands" in bar
+    bar = terminal.getvalue()  # tqdm's bar
+    assert "\r" in bar and "600/600 hands" in bar and "0/600 hands" in bar
     assert bar.endswith("\n")
     quiet = _Terminal()
     monkeypatch.setattr(sys, "stderr", quiet)
     assert main([*args, "--quiet", "--out", str(tmp_path / "b")]) == 0
     assert quiet.getvalue() == ""
-    pipe = io.StringIO()  # not a terminal
+    pipe = io.StringIO()  # not a terminal: a short run writes nothing
     monkeypatch.setattr(sys, "stderr", pipe)
     assert main([*args, "--out", str(tmp_path / "c")]) == 0
     assert pipe.getvalue() == ""
+    # A long one writes a plain line every LOG_SECONDS (here every chunk), no carriage return.
+    monkeypatch.setattr(sys.modules["spades_sim.run.execute"], "LOG_SECONDS", 0.0)
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    assert main([*args, "--out", str(tmp_path / "d")]) == 0
+    lines = log.getvalue().splitlines()
+    assert "\r" not in log.getvalue() and len(lines) == 3
+    assert lines[0].startswith("spades-sim: 200/600 hands (33%)")
+    assert lines[-1].startswith("spades-sim: 600/600 hands (100%)") and "left" in lines[-1]
 
 
 # -- games -----------------------------------------------------------------------------------------

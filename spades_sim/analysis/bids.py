@@ -24,9 +24,9 @@ from .metrics import (
     add_mean_interval,
     add_rate,
     aggregate,
+    rate_interval,
     require_columns,
     side_bags,
-    wilson_interval,
 )
 
 
@@ -154,7 +154,7 @@ def tricks_minus_bid(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFram
     else:
         table["total"] = table["n"].sum()
     table["share"] = table["n"] / table["total"]
-    table["share_low"], table["share_high"] = wilson_interval(table["n"].to_numpy(),
+    table["share_low"], table["share_high"] = rate_interval(table["n"].to_numpy(),
                                                               table["total"].to_numpy())
     return table.drop(columns="total")
 

@@ -4,6 +4,14 @@ played on the same deals, and per-configuration summaries of whole games.
 The configurations of one run see the same deals (common random numbers: ``runner``), so the
 difference between two configurations is measured hand by hand, and its interval is that of the
 mean of the per-hand differences, much tighter than the difference of two independent means.
+
+Binary metrics (``set``, ``nil``: an event per side-hand or per seat) are differences of rates
+that can rest on very few events (5 hands in 200,000), where a t interval is not to be trusted.
+The rule: a binary metric paired on deals *always* gets the exact method, whatever its counts:
+McNemar's exact test on the discordant units (the side-hand or seat set, or bidding nil, under
+one configuration and not the other: ``gains`` and ``losses``) and the conditional
+Clopper-Pearson interval of the difference (``metrics.paired_binary_difference``). The means
+(``score``, ``bags_added``, ``overtricks``) keep the t interval and the t test.
 """
 
 from __future__ import annotations
@@ -12,7 +20,16 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
-from .metrics import add_mean_interval, add_rate, aggregate, require_columns, side_bags
+from .metrics import (
+    add_mean_interval,
+    add_rate,
+    aggregate,
+    mcnemar_exact,
+    paired_binary_difference,
+    require_columns,
+    side_bags,
+    t_test_p,
+)
 
 #: Per-hand metrics of :func:`paired_effects` and their units.
 METRICS = {
@@ -22,6 +39,8 @@ METRICS = {
     "overtricks": "overtricks per side-hand",
     "nil": "share of seats bidding nil",
 }
+#: Binary metrics and the unit each counts an event of (exact tests, see the module docstring).
+BINARY = {"set": "side", "nil": "seat"}
 #: Columns constant within a game: the group keys :func:`game_effects` accepts.
 GAME_KEYS = ("config", "rules", "duplicate", "chunk")
 
@@ -79,10 +98,19 @@ def paired_effects(df: pd.DataFrame, baseline: str,
         One row per *by, ``config`` (the baseline included: it differs from itself by 0) and
         ``metric`` (ordered as given): ``baseline``, ``n`` (paired hands), ``baseline_mean``
         and ``config_mean`` (means of the per-hand metric), ``diff`` (mean of the per-hand
-        differences config - baseline), ``diff_low``, ``diff_high`` (95% Student t interval,
-        ``diff ± t(n - 1) sd / sqrt(n)``; exactly ``diff`` when every difference is equal; nan
-        for ``n < 2``), ``baseline_sd`` (standard deviation of the baseline's per-hand metric,
-        for standardised effects).
+        differences config - baseline), ``diff_low``, ``diff_high`` (95% interval), ``diff_p``
+        (two-sided p-value of no difference), ``method``, ``gains`` and ``losses``,
+        ``baseline_sd`` (standard deviation of the baseline's per-hand metric, for
+        standardised effects). ``method`` ``t`` (``score``, ``bags_added``, ``overtricks``):
+        the Student t interval ``diff ± t(n - 1) sd / sqrt(n)`` (exactly ``diff`` when every
+        difference is equal; nan for ``n < 2``) and the one-sample t test. ``method``
+        ``exact`` (the binary ``set`` and ``nil``): ``gains`` / ``losses`` count the units
+        (side-hands for ``set``, seats for ``nil``) with the event under the configuration
+        only / under the baseline only; ``diff_p`` is McNemar's exact test on them and the
+        interval the conditional Clopper-Pearson interval
+        (:func:`~spades_sim.analysis.metrics.paired_binary_difference`); ``gains`` and
+        ``losses`` are nan for the ``t`` metrics. The exact test treats the units as
+        independent pairs (the two sides of one hand are not quite).
 
     Raises
     ------
@@ -108,6 +136,8 @@ def paired_effects(df: pd.DataFrame, baseline: str,
     if {"config", "hand_id"} & set(by):
         raise AnalysisError("paired_effects: by may not hold config or hand_id (the pairing keys)")
     bags = ["side", "tricks"] if {"bags_added", "overtricks"} & set(metrics) else []
+    if "set" in metrics and not bags:
+        bags = ["side"]
     require_columns(df, ["config", "duplicate", "game_id", "hand_id", "seat", *by, *bags,
                          "score_delta", "side_contract", "side_taken", "nil"], "paired_effects")
     first = ~df["duplicate"].to_numpy(dtype=bool) & (df["game_id"].to_numpy() == -1)
@@ -137,13 +167,46 @@ def paired_effects(df: pd.DataFrame, baseline: str,
                             diff=("difference", "mean"), diff_sd=("difference", "std"),
                             baseline_sd=("base", "std"))
         summary.insert(len(by) + 1, "metric", name)
+        summary["diff_p"] = t_test_p(summary["diff"], summary["diff_sd"], summary["n"])
+        summary["method"] = "exact" if name in BINARY else "t"
+        summary["gains"] = summary["losses"] = np.nan
         parts.append(summary)
     table = pd.concat(parts, ignore_index=True)
     table["metric"] = pd.Categorical(table["metric"], categories=metrics, ordered=True)
     table = table.sort_values([*by, "config", "metric"], kind="stable", ignore_index=True)
     add_mean_interval(table, "diff", "n", t=True)
     table.insert(len(by) + 1, "baseline", baseline)
+    for name in metrics:
+        if name in BINARY:
+            _exact_binary(table, hands, work, name, baseline, by)
     return table
+
+
+def _exact_binary(table, hands, work, name, baseline, by) -> None:
+    """Replace the t interval and test of the binary metric ``name`` in ``table`` by the exact
+    ones on the discordant units (module docstring); in place."""
+    keys = ["hand_id", BINARY[name], *by]
+    keys = list(dict.fromkeys(keys))
+    units = hands[list(dict.fromkeys(["config", *keys]))].copy()
+    units["config"] = work["config"].to_numpy()
+    units["event"] = work[name].to_numpy() > 0.5
+    units = units.drop_duplicates(["config", *keys])
+    base = units.loc[(units["config"] == baseline).to_numpy()].drop(columns="config")
+    paired = units.merge(base, on=keys, suffixes=("", "_baseline"))
+    paired["gains"] = paired["event"] & ~paired["event_baseline"]
+    paired["losses"] = ~paired["event"] & paired["event_baseline"]
+    counts = aggregate(paired, [*by, "config"], units=("event", "size"), gains=("gains", "sum"),
+                       losses=("losses", "sum"))
+    rows = (table["metric"] == name).to_numpy()
+    for key, row in counts.set_index([*by, "config"]).iterrows():
+        key = key if isinstance(key, tuple) else (key,)
+        where = rows.copy()
+        for column, value in zip([*by, "config"], key):
+            where &= (table[column] == value).to_numpy()
+        _, low, high = paired_binary_difference(row["gains"], row["losses"], row["units"])
+        table.loc[where, ["diff_low", "diff_high"]] = low, high
+        table.loc[where, "diff_p"] = mcnemar_exact(row["gains"], row["losses"])
+        table.loc[where, ["gains", "losses"]] = float(row["gains"]), float(row["losses"])
 
 
 def game_effects(df: pd.DataFrame, by=("config",), comeback_deficit: int = 100) -> pd.DataFrame:

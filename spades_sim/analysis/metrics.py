@@ -1,43 +1,104 @@
-"""Metrics: counts beside rates, with confidence intervals."""
+"""Metrics: counts beside rates, with confidence intervals, and the tests the analyses use.
+
+Quantiles, intervals and tests come from SciPy and statsmodels. Rates: Wilson intervals, exact
+(Clopper-Pearson) where a rate rests on fewer than :data:`RARE_EVENTS` events or non-events
+(:func:`rate_interval`; every "Wilson 95%" rate of the analyses follows this rule). Means:
+normal or Student t intervals and t tests. Paired binary outcomes: McNemar's exact test and the
+conditional exact interval of the difference. Families of tests: Holm or Benjamini-Hochberg.
+"""
 
 from __future__ import annotations
 
-from math import erfc, sqrt
-
 import numpy as np
 import pandas as pd  # noqa: F401  (the doctest examples)
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
 
 from ..core.errors import AnalysisError
 
-Z95 = 1.959963984540054
-# Student t 97.5% quantiles for 3..9 degrees of freedom, where the expansion below is least
-# accurate (used when ``z`` is ``Z95``).
-_T975 = {3: 3.182446305, 4: 2.776445105, 5: 2.570581836, 6: 2.446911851, 7: 2.364624252,
-         8: 2.306004135, 9: 2.262157163}
+#: The two-sided 95% normal quantile (``scipy.stats.norm.ppf(0.975)``).
+Z95 = float(stats.norm.ppf(0.975))
 
 
 def wilson_interval(successes, trials, z: float = Z95):
     """Wilson score interval for a proportion; ``(low, high)`` (nan when ``trials == 0``).
 
-    The ends are exactly 0 at ``successes == 0`` and 1 at ``successes == trials``.
+    Computed by ``statsmodels.stats.proportion.proportion_confint(method="wilson")`` at the
+    level of ``z``; the ends are exactly 0 at ``successes == 0`` and 1 at ``successes ==
+    trials``.
 
     >>> [round(float(x), 4) for x in wilson_interval(50, 100)]
     [0.4038, 0.5962]
-    >>> [float(x) for x in wilson_interval([0, 3], [3, 3])[0]]
-    [0.0, 0.4385029682449546]
+    >>> [round(float(x), 12) for x in wilson_interval([0, 3], [3, 3])[0]]
+    [0.0, 0.438502968245]
     """
     successes = np.asarray(successes, dtype=float)
     trials = np.asarray(trials, dtype=float)
+    alpha = 2.0 * float(stats.norm.sf(z))
+    positive = trials > 0
+    safe = np.where(positive, trials, 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = successes / trials
-        denominator = 1 + z**2 / trials
-        centre = (p + z**2 / (2 * trials)) / denominator
-        half = z * np.sqrt(p * (1 - p) / trials + z**2 / (4 * trials**2)) / denominator
-        # Exact ends at rates 0 and 1 (the formula leaves rounding residue of ~1e-17 there).
-        low = np.where((successes == 0) & (trials > 0), 0.0, np.clip(centre - half, 0, 1))
-        high = np.where((successes == trials) & (trials > 0), 1.0, np.clip(centre + half, 0, 1))
+        low, high = proportion_confint(np.where(positive, successes, 0.0), safe, alpha=alpha,
+                                       method="wilson")
+    low = np.asarray(low, dtype=float)
+    high = np.asarray(high, dtype=float)
+    # Exact ends at rates 0 and 1 (the formula leaves rounding residue of ~1e-17 there).
+    low = np.where(positive, np.where(successes == 0, 0.0, np.clip(low, 0, 1)), np.nan)
+    high = np.where(positive, np.where(successes == trials, 1.0, np.clip(high, 0, 1)), np.nan)
     if low.ndim == 0:
         return low[()], high[()]
+    return low, high
+
+
+def exact_interval(successes, trials, level: float = 0.95):
+    """Clopper-Pearson (exact binomial) interval for a proportion, ``(low, high)`` (nan when
+    ``trials == 0``), from ``scipy.stats.binomtest(...).proportion_ci(method="exact")``; for
+    rates made of very few events, where the Wilson interval's coverage is least sure.
+
+    >>> [round(float(x), 4) for x in exact_interval(0, 10)]
+    [0.0, 0.3085]
+    """
+    scalar = np.ndim(successes) == 0 and np.ndim(trials) == 0
+    successes, trials = np.broadcast_arrays(np.asarray(successes, dtype=np.int64),
+                                            np.asarray(trials, dtype=np.int64))
+    low = np.full(successes.shape, np.nan)
+    high = np.full(successes.shape, np.nan)
+    for index, (k, n) in enumerate(zip(successes.ravel(), trials.ravel())):
+        if n > 0:
+            ci = stats.binomtest(int(k), int(n)).proportion_ci(level, method="exact")
+            low.flat[index], high.flat[index] = ci.low, ci.high
+    if scalar:
+        return float(low[()]), float(high[()])
+    return low, high
+
+
+#: Rates resting on fewer events (or non-events) than this get the exact interval.
+RARE_EVENTS = 10
+
+
+def rate_interval(successes, trials):
+    """The 95% interval of a rate as the analyses give it: Wilson (:func:`wilson_interval`),
+    except the exact Clopper-Pearson interval (:func:`exact_interval`) where the rate rests on
+    fewer than :data:`RARE_EVENTS` events or non-events (``successes < 10`` or ``trials -
+    successes < 10``), where the Wilson interval's coverage is least sure. nan at 0 trials.
+
+    >>> [round(float(x), 4) for x in rate_interval(50, 100)]  # Wilson
+    [0.4038, 0.5962]
+    >>> [round(float(x), 4) for x in rate_interval(2, 100)]  # exact
+    [0.0024, 0.0704]
+    """
+    successes = np.asarray(successes, dtype=float)
+    trials = np.asarray(trials, dtype=float)
+    low, high = wilson_interval(successes, trials)
+    rare = (trials > 0) & ((successes < RARE_EVENTS) | (trials - successes < RARE_EVENTS))
+    if np.any(rare):
+        low, high = np.array(low, dtype=float), np.array(high, dtype=float)
+        exact_low, exact_high = exact_interval(np.where(rare, successes, 0).astype(np.int64),
+                                               np.where(rare, trials, 0).astype(np.int64))
+        low, high = np.where(rare, exact_low, low), np.where(rare, exact_high, high)
+        if low.ndim == 0:
+            return low[()], high[()]
     return low, high
 
 
@@ -57,33 +118,16 @@ def mean_interval(values, z: float = Z95):
 
 def t_quantile(dof, z: float = Z95):
     """Two-sided Student t critical value with ``dof`` degrees of freedom at the level of ``z``
-    (``Z95``: 95%); vectorised, nan where ``dof < 1``.
-
-    ``dof`` 1 and 2 use the closed forms; larger ``dof`` the Cornish-Fisher expansion of the
-    t quantile in powers of ``1/dof`` (Abramowitz and Stegun 26.7.5), within 0.004 (0.12%) of the
-    exact value at ``dof = 3``, 0.001 at 4, 3e-4 from ``dof = 5``, 1e-4 from 10; at 95% the exact
-    values for ``dof`` 3 to 9 come from a table. No SciPy needed.
+    (``Z95``: 95%); vectorised, nan where ``dof < 1``. Exact: ``scipy.stats.t.isf`` of the
+    normal upper tail of ``z``.
 
     >>> [round(float(t), 3) for t in t_quantile([1, 2, 10, 30, 1000])]
     [12.706, 4.303, 2.228, 2.042, 1.962]
     """
     dof = np.asarray(dof, dtype=float)
-    z = float(z)
-    # The upper tail probability of z, from the normal cdf (math.erfc: no SciPy).
-    tail = 0.5 * erfc(z / sqrt(2.0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        g1 = (z**3 + z) / 4
-        g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-        g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-        g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
-        expansion = z + g1 / dof + g2 / dof**2 + g3 / dof**3 + g4 / dof**4
-        one = np.tan(np.pi * (0.5 - tail))
-        two = (1 - 2 * tail) / np.sqrt(2 * tail * (1 - tail))
-    result = np.where(dof >= 3, expansion, np.where(dof >= 2, two, one))
-    if z == Z95:
-        for known, value in _T975.items():
-            result = np.where(dof == known, value, result)
-    return np.where(dof >= 1, result, np.nan)
+    tail = float(stats.norm.sf(float(z)))
+    with np.errstate(invalid="ignore"):
+        return np.where(dof >= 1, stats.t.isf(tail, np.where(dof >= 1, dof, 1.0)), np.nan)
 
 
 def interval_from_moments(mean, std, n, z: float = Z95, t: bool = False):
@@ -106,6 +150,96 @@ def interval_from_moments(mean, std, n, z: float = Z95, t: bool = False):
         half = np.where(std == 0, 0.0, quantile * std / np.sqrt(n))
     half = np.where(n >= 2, half, np.nan)
     return mean - half, mean + half
+
+
+def t_test_p(mean, std, n):
+    """Two-sided p-value of Student's one-sample t test of ``mean == 0`` from per-group
+    moments (vectorised; ``scipy.stats.t.sf`` with ``n - 1`` degrees of freedom). ``std == 0``
+    gives 1 for a zero mean and 0 otherwise; nan where ``n < 2``.
+
+    >>> [round(float(p), 4) for p in t_test_p([1.0, 0.0], [2.0, 0.0], [16, 5])]
+    [0.0639, 1.0]
+    """
+    mean = np.asarray(mean, dtype=float)
+    std = np.asarray(std, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        statistic = np.abs(mean) / (std / np.sqrt(n))
+        p = 2.0 * stats.t.sf(statistic, np.where(n >= 2, n - 1, 1.0))
+    p = np.where(std == 0, np.where(mean == 0, 1.0, 0.0), p)
+    return np.where(n >= 2, p, np.nan)
+
+
+def mcnemar_exact(gains, losses, mid_p: bool = False) -> float:
+    """McNemar's exact test of paired binary outcomes: the two-sided p-value that the
+    discordant pairs split evenly, ``scipy.stats.binomtest(gains, gains + losses, 0.5)``.
+
+    ``gains``: pairs with the event in the configuration only; ``losses``: in the baseline
+    only. ``mid_p``: the mid-p variant (the exact p-value minus the probability of the observed
+    split; less conservative). 1 when there is no discordant pair.
+
+    >>> round(mcnemar_exact(1, 9), 6), round(mcnemar_exact(1, 9, mid_p=True), 6)
+    (0.021484, 0.011719)
+    """
+    gains, losses = int(gains), int(losses)
+    total = gains + losses
+    if total == 0:
+        return 1.0
+    p = stats.binomtest(gains, total, 0.5).pvalue
+    if mid_p:
+        p -= stats.binom.pmf(gains, total, 0.5) * (2.0 if gains * 2 != total else 1.0) / 2.0
+    return float(min(max(p, 0.0), 1.0))
+
+
+def paired_binary_difference(gains, losses, n, level: float = 0.95):
+    """Difference of two paired proportions with an exact interval, ``(diff, low, high)``.
+
+    Over ``n`` pairs, ``diff = (gains - losses) / n``; conditional on the ``m = gains + losses``
+    discordant pairs, ``gains`` is binomial with share ``pi`` and ``diff = m / n * (2 pi - 1)``,
+    so the Clopper-Pearson interval of ``pi`` (``scipy.stats.binomtest``) gives the interval of
+    the difference. Exactly ``(0, 0, 0)`` when no pair is discordant; nan for ``n == 0``.
+
+    >>> [round(x, 4) for x in paired_binary_difference(1, 9, 200)]
+    [-0.04, -0.0497, -0.0055]
+    """
+    gains, losses, n = int(gains), int(losses), int(n)
+    if n <= 0:
+        return float("nan"), float("nan"), float("nan")
+    total = gains + losses
+    diff = (gains - losses) / n
+    if total == 0:
+        return 0.0, 0.0, 0.0
+    ci = stats.binomtest(gains, total, 0.5).proportion_ci(level, method="exact")
+    return diff, total / n * (2 * ci.low - 1), total / n * (2 * ci.high - 1)
+
+
+#: Multiple-comparison adjustments :func:`adjust_pvalues` accepts (``statsmodels`` names).
+ADJUSTMENTS = {"holm": "Holm (family-wise error rate)",
+               "fdr_bh": "Benjamini-Hochberg (false discovery rate)"}
+
+
+def adjust_pvalues(pvalues, method: str = "holm", alpha: float = 0.05):
+    """Adjust a family of p-values for multiple comparisons; ``(adjusted, reject)``.
+
+    ``statsmodels.stats.multitest.multipletests`` with ``method`` ``holm`` (controls the chance
+    of any false claim) or ``fdr_bh`` (the expected share of false claims). nan p-values stay
+    nan and are not rejected; the others are adjusted as one family.
+
+    >>> adjusted, reject = adjust_pvalues([0.01, 0.04, 0.03, float("nan")])
+    >>> [round(float(p), 4) for p in adjusted[:3]], reject.tolist()
+    ([0.03, 0.06, 0.06], [True, False, False, False])
+    """
+    if method not in ADJUSTMENTS:
+        raise AnalysisError(f"adjust_pvalues: method {method!r}: expected one of "
+                            f"{', '.join(ADJUSTMENTS)}")
+    pvalues = np.asarray(pvalues, dtype=float)
+    adjusted = np.full(pvalues.shape, np.nan)
+    reject = np.zeros(pvalues.shape, dtype=bool)
+    known = ~np.isnan(pvalues)
+    if known.any():
+        rejected, corrected, _, _ = multipletests(pvalues[known], alpha=alpha, method=method)
+        adjusted[known], reject[known] = corrected, rejected
+    return adjusted, reject
 
 
 # -- helpers the analysis functions share (DataFrame in, DataFrame out) --------------------------
@@ -164,13 +298,14 @@ def aggregate(frame, keys, **aggregations):
 
 
 def add_rate(table, name: str, successes: str, trials: str) -> None:
-    """Add ``name = successes / trials`` (nan at 0 trials) and its Wilson 95% interval as
-    ``name_low`` / ``name_high`` to ``table`` (in place)."""
+    """Add ``name = successes / trials`` (nan at 0 trials) and its 95% interval as ``name_low``
+    / ``name_high`` to ``table`` (in place): Wilson, exact where the rate rests on few events
+    (:func:`rate_interval`)."""
     hits = table[successes].to_numpy(dtype=float)
     total = table[trials].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         table[name] = np.where(total > 0, hits / total, np.nan)
-    table[f"{name}_low"], table[f"{name}_high"] = wilson_interval(hits, total)
+    table[f"{name}_low"], table[f"{name}_high"] = rate_interval(hits, total)
 
 
 def add_mean_interval(table, name: str, count: str, t: bool = False) -> None:

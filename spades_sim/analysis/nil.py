@@ -15,7 +15,14 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
-from .metrics import FEATURES, add_mean_interval, add_rate, aggregate, require_columns
+from .metrics import (
+    FEATURES,
+    add_mean_interval,
+    add_rate,
+    aggregate,
+    require_columns,
+    t_test_p,
+)
 
 #: Category labels of ``partner_bid``: ``"nil"`` (plain or blind), then the number bids.
 PARTNER_BIDS = ("nil", *(str(bid) for bid in range(14)))
@@ -146,7 +153,8 @@ def nil_paired_value(df: pd.DataFrame, pairs: dict) -> pd.DataFrame:
         made), ``opponents_nil`` (side-hands in which the opponents bid nil too),
         ``nil_score``, ``number_score`` (mean side scores of the two lines, points),
         ``diff`` (their mean paired difference) with its 95% Student t interval
-        ``diff_low``, ``diff_high`` (nan for ``n < 2``).
+        ``diff_low``, ``diff_high`` (nan for ``n < 2``) and the two-sided p-value of the one
+        sample t test of no difference ``diff_p``.
 
     Raises
     ------
@@ -225,7 +233,9 @@ def nil_paired_value(df: pd.DataFrame, pairs: dict) -> pd.DataFrame:
              else pd.DataFrame({c: [] for c in columns}))
     table = table[columns]
     add_rate(table, "share", "n", "side_hands")
+    table["diff_p"] = t_test_p(table["diff"], table["diff_sd"], table["n"])
     add_mean_interval(table, "diff", "n", t=True)
     order = ["config", "number_line", "kind", "n", "share", "share_low", "share_high", "made",
-             "opponents_nil", "nil_score", "number_score", "diff", "diff_low", "diff_high"]
+             "opponents_nil", "nil_score", "number_score", "diff", "diff_low", "diff_high",
+             "diff_p"]
     return table[order]

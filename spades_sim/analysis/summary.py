@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .metrics import mean_interval, side_bags, wilson_interval
+from .metrics import mean_interval, rate_interval, side_bags
 
 
 def _hand_keys(frame: pd.DataFrame) -> list[str]:
@@ -35,7 +35,7 @@ def side_summary(frame: pd.DataFrame, rules) -> pd.DataFrame:
         nil = part[part["nil"]]
         nil_made = int((nil["tricks"] == 0).sum())
         mean, low, high = mean_interval(per_hand["score_delta"])
-        set_low, set_high = wilson_interval(n_contracts - made, n_contracts)
+        set_low, set_high = rate_interval(n_contracts - made, n_contracts)
         rows.append(
             {
                 "side": side,
@@ -86,7 +86,7 @@ def game_summary(frame: pd.DataFrame, rules) -> pd.DataFrame:
     rows = []
     for side in range(rules.n_sides):
         wins = int((games["winner"] == side).sum())
-        low, high = wilson_interval(wins, n_games)
+        low, high = rate_interval(wins, n_games)
         rows.append({"side": side, "games": n_games, "wins": wins,
                      "win_rate": wins / n_games if n_games else np.nan,
                      "win_low": low, "win_high": high,

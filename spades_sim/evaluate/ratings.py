@@ -4,6 +4,12 @@ The model: strategy ``i`` has strength ``p_i > 0`` and beats ``j`` with probabil
 ``p_i / (p_i + p_j)``. A tie counts half a win to each side. The fit is the maximum likelihood
 by the MM algorithm of Hunter (2004, "MM algorithms for generalized Bradley-Terry models"),
 which increases the likelihood at every step and needs no step size.
+
+The model can be wrong: strengths on one line cannot hold when ``a`` beats ``b``, ``b`` beats
+``c`` and ``c`` beats ``a``, or when two strategies differ against one opponent and not
+another. :func:`goodness_of_fit` tests it against the saturated pairwise model (each pair its
+own win rate); where it fails, the ratings (and their intervals, which assume the model) are a
+rough order only, and the head-to-head results are what the data say.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from ..analysis.metrics import Z95
 from ..core.errors import EvaluationError
@@ -95,6 +102,101 @@ def bradley_terry(wins, ties=None, *, prior_ties: float = 1.0, tol: float = 1e-1
     stderr = ELO * np.sqrt(np.clip(np.diag(covariance), 0.0, None))
     rating = ELO * (theta - theta.mean())
     return Ratings(rating, stderr, rating - Z95 * stderr, rating + Z95 * stderr, iterations)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Goodness of fit of a Bradley-Terry model against the saturated pairwise model.
+
+    ``chi_square``: Pearson's statistic, the sum over pairs of ``(s_ij - n_ij pi_ij)^2 /
+    (n_ij pi_ij (1 - pi_ij))``; ``deviance``: the likelihood-ratio statistic ``G^2``; ``dof``:
+    the pairs that played minus ``k - 1`` (the model's free strengths); ``p_value``: the
+    chi-square upper tail of ``chi_square`` on ``dof`` (nan when ``dof == 0``: a saturated
+    model, nothing to test); ``fits``: ``p_value >= alpha`` (True when untestable).
+    """
+
+    chi_square: float
+    deviance: float
+    dof: int
+    p_value: float
+    alpha: float
+
+    @property
+    def fits(self) -> bool:
+        return not self.p_value < self.alpha
+
+    def to_dict(self) -> dict:
+        nan = self.p_value != self.p_value
+        return {"chi_square": self.chi_square, "deviance": self.deviance, "dof": self.dof,
+                "p_value": None if nan else self.p_value, "alpha": self.alpha,
+                "fits": self.fits}
+
+    def describe(self) -> str:
+        """``chi-square 784.0 on 6 degrees of freedom (deviance 790.1), p < 1e-12``."""
+        if not self.dof:
+            return "saturated (one free parameter per pair): no test of fit possible"
+        p = "p < 1e-12" if self.p_value < 1e-12 else f"p = {self.p_value:.3g}"
+        return (f"chi-square {self.chi_square:.1f} on {self.dof} degree"
+                f"{'s' if self.dof != 1 else ''} of freedom (deviance {self.deviance:.1f}), {p}")
+
+
+def goodness_of_fit(wins, ties=None, rating=None, *, alpha: float = 0.05) -> Fit:
+    """Test Bradley-Terry against the saturated pairwise model (Pearson chi-square and deviance).
+
+    Each pair ``i < j`` that played is one binomial observation: ``s_ij = wins[i, j] +
+    ties[i, j] / 2`` points of ``i`` in ``n_ij = wins[i, j] + wins[j, i] + ties[i, j]`` games,
+    expected ``n_ij pi_ij`` with ``pi_ij = p_i / (p_i + p_j)`` from the fitted ``rating`` (the
+    maximum likelihood of :func:`bradley_terry` with its default virtual ties, when not given).
+    The saturated model gives every pair its own rate; the statistics have ``pairs - (k - 1)``
+    degrees of freedom and their p-value is ``scipy.stats.chi2.sf``. Every game counts as an
+    independent trial.
+
+    Parameters
+    ----------
+    wins, ties : array_like, shape (k, k)
+        As for :func:`bradley_terry`.
+    rating : array_like, shape (k,), optional
+        Elo-scale ratings to test (default: fitted here).
+    alpha : float
+        The level below which the model counts as rejected (``Fit.fits``).
+
+    Examples
+    --------
+    Three strategies in a cycle (each beats the next 30 to 10) rate equal, and the model is
+    rejected: each pair's Pearson term is ``(30 - 20)^2 / (40 / 4) = 10``, so 30 on 3 - 2 = 1
+    degree of freedom.
+
+    >>> fit = goodness_of_fit([[0, 30, 10], [10, 0, 30], [30, 10, 0]])
+    >>> round(fit.chi_square, 6), fit.dof, fit.fits
+    (30.0, 1, False)
+    """
+    wins = np.asarray(wins, dtype=float)
+    k = wins.shape[0] if wins.ndim == 2 else 0
+    ties = np.zeros_like(wins) if ties is None else np.asarray(ties, dtype=float)
+    if rating is None:
+        rating = bradley_terry(wins, ties).rating
+    rating = np.asarray(rating, dtype=float)
+    if rating.shape != (k,):
+        raise EvaluationError(f"rating: expected {k} ratings, got shape {rating.shape}")
+    strength = np.exp(rating / ELO)
+    chi_square = deviance = 0.0
+    pairs = 0
+    for i in range(k):
+        for j in range(i + 1, k):
+            n = wins[i, j] + wins[j, i] + ties[i, j]
+            if n <= 0:
+                continue
+            pairs += 1
+            share = strength[i] / (strength[i] + strength[j])
+            points = wins[i, j] + 0.5 * ties[i, j]
+            expected = n * share
+            chi_square += (points - expected) ** 2 / (n * share * (1.0 - share))
+            for observed, fitted in ((points, expected), (n - points, n - expected)):
+                if observed > 0:
+                    deviance += 2.0 * observed * np.log(observed / fitted)
+    dof = max(pairs - (k - 1), 0)
+    p_value = float(stats.chi2.sf(chi_square, dof)) if dof else float("nan")
+    return Fit(float(chi_square), float(deviance), dof, p_value, alpha)
 
 
 def win_probability(rating_a: float, rating_b: float) -> float:

@@ -1,5 +1,10 @@
 """Round-robin tournaments: every pair of strategies in a duplicate match on the same deals,
 rated by Bradley-Terry (``ratings.py``), with the pairwise differences.
+
+The ratings come with the model's goodness of fit (``ratings.goodness_of_fit``: Pearson's
+chi-square against the saturated pairwise model). Where the model is rejected (p < 0.05) the
+summary and the text lead with the head-to-head matrix (each pair's mean score difference per
+board with its 95% t interval), and the ratings follow as a rough order only.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from ..core.errors import EvaluationError
 from ..core.rules import Rules
 from ..core.strategies import parse_strategy
 from .match import MatchResult, _number, _partnership_rules, _slug, _tag, _units, match
-from .ratings import ELO, bradley_terry
+from .ratings import ELO, Fit, bradley_terry, goodness_of_fit
 
 SUMMARY = "tournament.json"
 
@@ -33,11 +38,29 @@ class TournamentResult:
     matches: list[MatchResult]
     ratings: list[dict]  # best first
     mean_diff: np.ndarray  # [i, j]: mean diff of i against j per board (i's perspective)
+    fit: Fit | None = None  # the Bradley-Terry model against the saturated pairwise model
+    low: np.ndarray | None = None  # [i, j]: 95% interval of mean_diff[i, j]
+    high: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.fit is None:
+            self.fit = tournament_fit(self.strategies, self.matches)
+        if self.low is None or self.high is None:
+            self.low, self.high = head_to_head(self.strategies, self.matches)
+
+    @property
+    def lead(self) -> str:
+        """``"matrix"`` where the Bradley-Terry model is rejected (lead with the head-to-head
+        matrix), else ``"ratings"``."""
+        return "ratings" if self.fit.fits else "matrix"
 
     def to_dict(self) -> dict:
+        def cells(matrix):
+            return [[_number(v) for v in row] for row in matrix]
         return {"rules": self.rules, self.unit: self.n, "seed": self.seed, "out": self.out,
-                "strategies": self.strategies, "ratings": self.ratings,
-                "matrix": [[_number(v) for v in row] for row in self.mean_diff],
+                "strategies": self.strategies, "fit": self.fit.to_dict(), "lead": self.lead,
+                "ratings": self.ratings, "matrix": cells(self.mean_diff),
+                "matrix_low": cells(self.low), "matrix_high": cells(self.high),
                 "matches": [m.to_dict() for m in self.matches]}
 
 
@@ -55,6 +78,27 @@ def _pair_counts(strategies, matches):
         ties[j, i] += result.ties
         matrix[i, j], matrix[j, i] = result.mean_diff, -result.mean_diff
     return wins, ties, matrix
+
+
+def head_to_head(strategies, matches) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)``: the 95% t interval of each match's mean difference per board, ``[i,
+    j]`` from ``i``'s side (nan on the diagonal and for pairs that did not play)."""
+    index = {name: i for i, name in enumerate(strategies)}
+    k = len(strategies)
+    low, high = np.full((k, k), np.nan), np.full((k, k), np.nan)
+    for result in matches:
+        i, j = index[result.a], index[result.b]
+        low[i, j], high[i, j] = result.ci95
+        low[j, i], high[j, i] = -result.ci95[1], -result.ci95[0]
+    return low, high
+
+
+def tournament_fit(strategies, matches) -> Fit:
+    """The Bradley-Terry model's goodness of fit to the matches (``ratings.goodness_of_fit`` on
+    the per-game (per-hand) wins and ties, against the ratings :func:`tournament_ratings`
+    reports)."""
+    wins, ties, _ = _pair_counts(strategies, matches)
+    return goodness_of_fit(wins, ties, bradley_terry(wins, ties).rating)
 
 
 def rating_difference(strategies, matches, first: str, second: str,
@@ -161,26 +205,48 @@ def tournament(strategies, rules: Rules | str = "classic", *, n_games: int | Non
 
 
 def format_tournament(result: TournamentResult) -> str:
-    """The ratings table and the pairwise matrix of mean differences."""
+    """The ratings table, the model's fit and the pairwise matrix of mean differences; where the
+    model is rejected, the head-to-head matrix (with its intervals) comes first."""
     unit = result.unit
-    lines = [f"round robin, rules {result.rules}, {result.n} boards x 2 {unit} per pair, "
-             f"seed {result.seed}",
-             "Bradley-Terry ratings (Elo scale, mean 0; 95% interval from the Fisher "
-             "information)", ""]
+    head = [f"round robin, rules {result.rules}, {result.n} boards x 2 {unit} per pair, "
+            f"seed {result.seed}"]
+    fit = result.fit
     width = max(8, *(len(row["strategy"]) for row in result.ratings))
-    lines.append(f"{'rank':>4}  {'strategy':<{width}}  {'rating':>7}  {'95% interval':>17}  "
-                 f"{unit:>6}  {'wins':>6}  {'losses':>6}  {'ties':>5}  {'mean diff':>9}")
+    if fit.fits:
+        verdict = f"Bradley-Terry fit: {fit.describe()}: the model is not rejected."
+    else:
+        verdict = (f"Bradley-Terry fit: {fit.describe()}: the model is REJECTED (p < "
+                   f"{fit.alpha:g}); the strengths do not explain the pairwise results, so the "
+                   f"ratings below are a rough order only and their intervals overstate "
+                   f"certainty; read the head-to-head matrix.")
+    ratings = ["Bradley-Terry ratings (Elo scale, mean 0; 95% interval from the Fisher "
+               "information)", ""]
+    ratings.append(f"{'rank':>4}  {'strategy':<{width}}  {'rating':>7}  {'95% interval':>17}  "
+                   f"{unit:>6}  {'wins':>6}  {'losses':>6}  {'ties':>5}  {'mean diff':>9}")
     for row in result.ratings:
         interval = f"[{row['low']:+.0f}, {row['high']:+.0f}]"
-        lines.append(f"{row['rank']:>4}  {row['strategy']:<{width}}  {row['rating']:>+7.0f}  "
-                     f"{interval:>17}  {row['games']:>6}  {row['wins']:>6}  {row['losses']:>6}  "
-                     f"{row['ties']:>5}  {row['mean_diff']:>+9.1f}")
-    lines += ["", "mean score difference per board, row strategy minus column strategy:"]
+        ratings.append(f"{row['rank']:>4}  {row['strategy']:<{width}}  {row['rating']:>+7.0f}  "
+                       f"{interval:>17}  {row['games']:>6}  {row['wins']:>6}  "
+                       f"{row['losses']:>6}  {row['ties']:>5}  {row['mean_diff']:>+9.1f}")
+    matrix = ["head to head: mean score difference per board, row strategy minus column "
+              "strategy, +- the half-width of its 95% t interval:"]
     labels = [str(i + 1) for i in range(len(result.strategies))]
-    lines.append(f"{'':<{width + 4}}" + "".join(f"{label:>9}" for label in labels))
+    cell = 15
+    matrix.append(f"{'':<{width + 4}}" + "".join(f"{label:>{cell}}" for label in labels))
     for i, name in enumerate(result.strategies):
-        cells = "".join(f"{'--':>9}" if i == j else f"{result.mean_diff[i, j]:>+9.1f}"
-                        for j in range(len(labels)))
-        lines.append(f"{labels[i]:>2}  {name:<{width}}{cells}")
+        cells = []
+        for j in range(len(labels)):
+            if i == j or result.mean_diff[i, j] != result.mean_diff[i, j]:
+                cells.append(f"{'--':>{cell}}")
+                continue
+            half = (result.high[i, j] - result.low[i, j]) / 2
+            shown = (f"{result.mean_diff[i, j]:+.1f}" if half != half
+                     else f"{result.mean_diff[i, j]:+.1f}+-{half:.1f}")
+            cells.append(f"{shown:>{cell}}")
+        matrix.append(f"{labels[i]:>2}  {name:<{width}}" + "".join(cells))
+    blocks = [matrix, [verdict], ratings] if not fit.fits else [ratings, [verdict], matrix]
+    lines = head + [""]
+    for block in blocks:
+        lines += block + [""]
     lines.append(f"results: {result.out}")
     return "\n".join(lines)

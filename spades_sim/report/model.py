@@ -22,6 +22,7 @@ from ..experiment import TOURNAMENT_DIR, Experiment  # noqa: E402
 from ..experiment.counterfactual import is_number_line, number_pairs  # noqa: E402
 from ..run import load_run, read_meta  # noqa: E402
 from .formatting import display_table  # noqa: E402
+from .headline import Finding  # noqa: E402
 
 FIGURE_DPI = 80
 FIGURE_SIZE = (7.5, 4.2)
@@ -160,6 +161,17 @@ class Context:
         order = {c.name: i for i, c in enumerate(self.experiment.configs)}
         position = frame["config"].astype(str).map(order).fillna(len(order))
         return frame.iloc[np.argsort(position.to_numpy(), kind="stable")].reset_index(drop=True)
+
+    def claim(self, section: Section, text, label: str, effect, low, high, p=None,
+              unit: str = "", scale: float = 1.0, digits: int = 1) -> Finding:
+        """Add a finding that tests ``effect`` (95% interval ``low`` to ``high``, two-sided
+        p-value ``p``: None to take the normal test the interval implies) against zero; it
+        enters the report's multiple-comparison family and its headline
+        (``report.headline``)."""
+        finding = Finding(text, label, float(effect), float(low), float(high),
+                          None if p is None else float(p), unit, scale, digits)
+        section.findings.append(finding)
+        return finding
 
     def table(self, section: Section, slug: str, title: str, frame: pd.DataFrame,
               note: str = "") -> Table:

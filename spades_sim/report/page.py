@@ -2,10 +2,12 @@
 
 ``build_report(results_dir)`` reads the saved runs of an experiment (``spades-sim run`` writes
 them: ``experiment.toml``, ``hands/``, ``games/``) and writes ``reports/<name>/``: ``index.html``
-(the question, the setup, key findings with intervals, one section per analysis, the runs'
-metadata), one PNG per figure and one CSV per table beside it. Every link is relative, the CSS is
-inline: the folder opens from disk and can be copied anywhere. The folder is built under a
-temporary name and swapped in whole, so an interrupted build never leaves a half-written report.
+(the question, the setup, the headline table of ranked findings, key findings with intervals,
+one section per analysis, the runs' metadata), one PNG per figure and one CSV per table beside
+it. Every link is relative, the CSS is inline: the folder opens from disk and can be copied
+anywhere. The folder is built under a temporary name and swapped in whole, so an interrupted
+build never leaves a half-written report. The findings that test a difference are adjusted for
+multiple comparisons as one family per report (``headline``).
 
 Sections are table-driven: ``model.SECTIONS`` maps an analysis name (the ``analyses`` list of an
 experiment file) to a title, a short definition and a builder ``build(ctx, section)`` that adds
@@ -21,6 +23,9 @@ import shutil
 import time
 from pathlib import Path
 
+import pandas as pd
+
+from ..analysis.metrics import ADJUSTMENTS
 from ..experiment import (
     EXPERIMENT_COPY,
     TOURNAMENT_DIR,
@@ -31,8 +36,18 @@ from ..experiment import (
 from ..run import read_meta, run_status
 from . import sections  # noqa: F401  (registers the section builders)
 from .formatting import shared_deals
+from .headline import (
+    ADJUSTMENT,
+    ALPHA,
+    HEADERS,
+    adjust_findings,
+    headline,
+    headline_rows_text,
+)
 from .model import SECTIONS, Context, Section
 from .results import Results, read_results
+
+HEADLINE_CSV = "headline.csv"
 
 
 def setup_rows(experiment: Experiment) -> list[dict]:
@@ -131,12 +146,21 @@ def build_report(results_dir, reports_root="reports") -> Path:
             built = Section(name, spec.title, spec.about)
             spec.build(ctx, built)
             sections.append(built)
+        findings = [f for built in sections for f in built.findings]
+        family = adjust_findings(findings)
+        top = headline(findings)
+        if top:
+            pd.DataFrame(top).drop(columns="digits").to_csv(
+                tmp / HEADLINE_CSV, index=False, float_format="%.6g")
+        summary = {"rows": headline_rows_text(top), "headers": HEADERS, "family": family,
+                   "method": ADJUSTMENTS[ADJUSTMENT], "csv": HEADLINE_CSV if top else None,
+                   "left": max(0, family - len(top)), "alpha": ALPHA}
         (tmp / EXPERIMENT_COPY).write_text(experiment.text, encoding="utf-8")
         page = _environment().get_template("report.html.j2").render(
             experiment=experiment, sections=sections, setup=setup_rows(experiment),
             deals=shared_deals(experiment.rules_by_config()),
             runs=run_metadata(ctx, saved.status), experiment_file=EXPERIMENT_COPY,
-            sizes=_sizes(saved),
+            sizes=_sizes(saved), headline=summary,
             generated=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()))
         (tmp / "index.html").write_text(page, encoding="utf-8")
         _swap_in(tmp, final)

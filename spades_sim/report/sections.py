@@ -12,6 +12,7 @@ from markupsafe import Markup
 from ..analysis import plots
 from ..analysis.bids import bid_accuracy, bid_calibration, tricks_minus_bid
 from ..analysis.effects import game_effects, paired_effects
+from ..analysis.metrics import t_test_p
 from ..analysis.nil import (
     nil_by_feature,
     nil_by_partner_bid,
@@ -93,6 +94,11 @@ def _variant_effects(ctx: Context, section: Section) -> None:
         for row in ctx.ordered(rows).to_dict(orient="records"):
             deals = Markup("{:,} hands ({})").format(
                 int(row["n"]), deal_phrase(rules[row["config"]], rules[row["baseline"]]))
+            label = (f"{row['config']} vs {row['baseline']}: {metric.replace('_', ' ')} "
+                     f"(hands)")
+            claim = {"label": label, "effect": row["diff"], "low": row["diff_low"],
+                     "high": row["diff_high"], "p": row.get("diff_p"), "unit": unit,
+                     "scale": scale, "digits": digits}
             if row["diff"] == row["diff_low"] == row["diff_high"] == 0:
                 section.findings.append(Markup(
                     "In independent hands under {}, {} is the same as under {} on every one of "
@@ -100,17 +106,31 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                 continue
             if row["diff_low"] <= 0 <= row["diff_high"]:
                 shown = _digits(row["diff_low"] * scale, row["diff_high"] * scale, digits)
-                section.findings.append(Markup(
+                ctx.claim(section, Markup(
                     "In independent hands under {}, {} is not distinguishable from {} "
-                    "({:+.{d}f}{}, 95% CI {:+.{d}f} to {:+.{d}f}), on {}.").format(
+                    "({:+.{d}f}{}, 95% CI {:+.{d}f} to {:+.{d}f}{}), on {}.").format(
                     code(row["config"]), phrase, code(row["baseline"]), row["diff"] * scale,
-                    unit, row["diff_low"] * scale, row["diff_high"] * scale, deals, d=shown))
+                    unit, row["diff_low"] * scale, row["diff_high"] * scale,
+                    _method_words(row), deals, d=shown), **claim)
                 continue
             amount, interval = _signed(row["diff"], row["diff_low"], row["diff_high"], unit,
                                        scale, digits)
-            section.findings.append(Markup(
-                "In independent hands under {}, {} is {} than under {} ({}), on {}.").format(
-                code(row["config"]), phrase, amount, code(row["baseline"]), interval, deals))
+            ctx.claim(section, Markup(
+                "In independent hands under {}, {} is {} than under {} ({}{}), on {}.").format(
+                code(row["config"]), phrase, amount, code(row["baseline"]), interval,
+                _method_words(row), deals), **claim)
+
+
+def _method_words(row) -> Markup:
+    """``; exact interval and McNemar test on the 3 side-hands set only here and the 9 only in
+    the baseline`` for the binary metrics the exact method measured (``analysis.effects``),
+    else nothing."""
+    if row.get("method") != "exact" or row.get("gains") != row.get("gains"):
+        return Markup("")
+    units = {"set": "side-hands set", "nil": "seats bidding nil"}.get(str(row["metric"]),
+                                                                      "units with the event")
+    return Markup("; exact interval and McNemar test on the {:,} {} only here and the {:,} "
+                  "only in the baseline").format(int(row["gains"]), units, int(row["losses"]))
 
 
 @section("bid_accuracy", "Bid accuracy",
@@ -191,20 +211,24 @@ def _par(ctx: Context, section: Section) -> None:
         if row["n"] < 30:
             continue
         where = Markup("Under {} with {}").format(code(row["config"]), code(row["strategy"]))
+        claim = {"label": f"{row['config']} / {row['strategy']}: contract minus par",
+                 "effect": row["bid_minus_par"], "low": row["bid_minus_par_low"],
+                 "high": row["bid_minus_par_high"], "unit": " tricks", "digits": 2}
         if row["bid_minus_par_low"] <= 0 <= row["bid_minus_par_high"]:
-            section.findings.append(Markup(
+            ctx.claim(section, Markup(
                 "{}, the sides' contracts are not distinguishable from par ({:+.2f} tricks, 95% "
                 "CI {:+.2f} to {:+.2f}) over {:,} side-hands without a nil.").format(
                 where, row["bid_minus_par"], row["bid_minus_par_low"],
-                row["bid_minus_par_high"], int(row["n"])))
+                row["bid_minus_par_high"], int(row["n"])), **claim)
             continue
         side = "above" if row["bid_minus_par"] > 0 else "below"
-        section.findings.append(Markup(
+        ctx.claim(section, Markup(
             "{}, the sides bid {:.2f} tricks {} par on average (95% CI {:+.2f} to {:+.2f}) over "
             "{:,} side-hands without a nil; {} of the contracts are under par.").format(
             where, abs(row["bid_minus_par"]), side, row["bid_minus_par_low"],
             row["bid_minus_par_high"], int(row["n"]),
-            _interval(row["under_rate"], row["under_rate_low"], row["under_rate_high"], "rate")))
+            _interval(row["under_rate"], row["under_rate_low"], row["under_rate_high"], "rate")),
+            **claim)
     for row in ctx.ordered(nils).to_dict(orient="records"):
         if row["n"] < 30 or row["blind"]:
             continue
@@ -268,14 +292,17 @@ def _nil(ctx: Context, section: Section) -> None:
             continue
         worth = ("pays" if row["diff_low"] > 0 else
                  "costs" if row["diff_high"] < 0 else "is not distinguishable from the number")
-        section.findings.append(Markup(
+        ctx.claim(section, Markup(
             "In independent hands under {}, {} ({} of side-hands, the hands its strategy chose; "
             "{} made) scored {:+.1f} points per side-hand against bidding the number on the "
             "same {:,} deals (95% CI {:+.1f} to {:+.1f}): on those hands, {} {}.").format(
             code(row["config"]), row["kind"],
             _interval(row["share"], row["share_low"], row["share_high"], "rate"),
             _share(row["made"], row["n"]), row["diff"], int(row["n"]), row["diff_low"],
-            row["diff_high"], row["kind"], worth))
+            row["diff_high"], row["kind"], worth),
+            label=f"{row['config']}: {row['kind']} against the number (hands)",
+            effect=row["diff"], low=row["diff_low"], high=row["diff_high"],
+            p=row.get("diff_p"), unit=" points per nil side-hand")
 
 
 @section("games", "Whole games",
@@ -342,7 +369,11 @@ def side_name(config, side: int) -> Markup:
          "the better strategy wins 64% of its games against the other), averaging 0, with 95% "
          "intervals from the Fisher information; mean diff is the mean score difference per "
          "board (in games, of the final scores) against the others, and the pairwise table "
-         "gives each match's mean difference with its 95% t interval over boards. Below that, "
+         "gives each match's mean difference with its 95% t interval over boards. The ratings "
+         "hold only if the model fits: its goodness of fit (Pearson's chi-square against the "
+         "saturated model in which every pair has its own win rate) is shown, and where it is "
+         "rejected (p < 0.05) the head-to-head table leads and the findings rest on it. Below "
+         "that, "
          "for the experiment's own runs: the mean score per side and hand of each side's "
          "strategies (95% normal interval) and, in games, each side's win rate (Wilson "
          "interval).")
@@ -358,17 +389,13 @@ _SCORED = {"games": "final scores, the mean over the board's two games",
 
 
 def _tournament(ctx: Context, section: Section) -> None:
-
     result = ctx.tournament()
     unit = result.unit
+    fit = result.fit
     ratings = pd.DataFrame(result.ratings)
     ratings = ratings[["rank", "strategy", "rating", "low", "high", "games", "wins", "losses",
                        "ties", "mean_diff"]].rename(
         columns={"low": "rating_low", "high": "rating_high", "games": unit})
-    ctx.table(section, "ratings", f"Tournament ratings ({result.n:,} boards x 2 {unit} per "
-              f"pair, rules {result.rules})", ratings)
-    ctx.figure(section, "ratings", "Tournament ratings", plots.plot_ratings, ratings,
-               size=(7.5, max(2.5, 0.45 * len(ratings) + 1.2)))
     rank = {row["strategy"]: row["rank"] for row in result.ratings}
     rows = []
     for m in result.matches:  # each pair once, the better-rated strategy first
@@ -377,26 +404,70 @@ def _tournament(ctx: Context, section: Section) -> None:
         low, high = sorted((sign * m.ci95[0], sign * m.ci95[1]))
         rows.append({"strategy": m.b if flip else m.a, "opponent": m.a if flip else m.b,
                      "boards": m.n, "mean_diff": sign * m.mean_diff, "mean_diff_low": low,
-                     "mean_diff_high": high, "wins": m.b_wins if flip else m.a_wins,
+                     "mean_diff_high": high,
+                     "mean_diff_p": float(t_test_p(m.mean_diff, m.sd_diff, m.n)),
+                     "wins": m.b_wins if flip else m.a_wins,
                      "losses": m.a_wins if flip else m.b_wins, "ties": m.ties})
     pairs = pd.DataFrame(rows)
     pairs = pairs.iloc[np.lexsort((pairs["opponent"].map(rank), pairs["strategy"].map(rank)))]
-    ctx.table(section, "pairwise", "Pairwise matches: mean score difference per board of the "
-              "better-rated strategy", pairs,
-              note=f"wins, losses and ties count {unit} of the strategy against the opponent; "
-                   f"mean diff is in points per board ({_SCORED[unit]}).")
+    fit_words = Markup("Bradley-Terry against the saturated pairwise model (every pair its own "
+                       "win rate): {}.").format(fit.describe())
+    ratings_title = (f"Tournament ratings ({result.n:,} boards x 2 {unit} per pair, rules "
+                     f"{result.rules})")
+    pairs_title = ("Head to head: mean score difference per board of the better-rated "
+                   "strategy")
+    pairs_note = (f"wins, losses and ties count {unit} of the strategy against the opponent; "
+                  f"mean diff is in points per board ({_SCORED[unit]}), with its 95% t "
+                  f"interval over boards and the t test's p-value.")
+    if fit.fits:
+        section.notes.append(Markup("{} The model is not rejected (p &ge; {}): the ratings "
+                                    "summarise the pairwise results.").format(fit_words,
+                                                                              fit.alpha))
+        ctx.table(section, "ratings", ratings_title, ratings)
+        ctx.figure(section, "ratings", "Tournament ratings", plots.plot_ratings, ratings,
+                   size=(7.5, max(2.5, 0.45 * len(ratings) + 1.2)))
+        ctx.table(section, "pairwise", pairs_title, pairs, note=pairs_note)
+    else:
+        section.notes.append(Markup(
+            "{} The model is rejected (p &lt; {}): one strength per strategy does not explain "
+            "the pairwise results, so the ratings are a rough order only and their intervals "
+            "overstate certainty. The head-to-head matrix comes first and the findings rest "
+            "on it.").format(fit_words, fit.alpha))
+        ctx.table(section, "pairwise", pairs_title, pairs, note=pairs_note)
+        ctx.table(section, "ratings", ratings_title + ": the model does not fit, a rough "
+                  "order only", ratings)
+        ctx.figure(section, "ratings", "Tournament ratings (the model does not fit)",
+                   plots.plot_ratings, ratings, size=(7.5, max(2.5, 0.45 * len(ratings) + 1.2)))
+        for row in pairs.to_dict(orient="records"):
+            ctx.claim(section, Markup(
+                "Head to head in the tournament ({}), {} scores {:+.1f} points per board "
+                "against {} (95% CI {:+.1f} to {:+.1f}) over {:,} boards.").format(
+                MODE_WORDS.get(unit, unit), code(row["strategy"]), row["mean_diff"],
+                code(row["opponent"]), row["mean_diff_low"], row["mean_diff_high"],
+                int(row["boards"])),
+                label=f"{row['strategy']} vs {row['opponent']} head to head (tournament)",
+                effect=row["mean_diff"], low=row["mean_diff_low"], high=row["mean_diff_high"],
+                p=row["mean_diff_p"], unit=" points per board")
+        section.findings.append(Markup(
+            "The Bradley-Terry ratings do not fit the tournament ({}); the head-to-head "
+            "results above say more than the ratings.").format(fit.describe()))
+        _modes_against_tournament(ctx, section, result, pairs)
+        return
     ranked = [row["strategy"] for row in result.ratings]
     for better, worse in zip(ranked, ranked[1:]):
         diff, low, high = rating_difference(result.strategies, result.matches, better, worse)
+        label = f"{better} vs {worse}: rating (tournament)"
         if low <= 0:
-            section.findings.append(Markup(
+            ctx.claim(section, Markup(
                 "{} and {} are not distinguishable in the tournament: {} is rated {:.0f} Elo "
                 "above (95% CI {:+.0f} to {:+.0f}).").format(
-                code(better), code(worse), code(better), diff, low, high))
+                code(better), code(worse), code(better), diff, low, high),
+                label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0)
             continue
-        section.findings.append(Markup(
+        ctx.claim(section, Markup(
             "{} is rated {:.0f} Elo above {} (95% CI {:.0f} to {:.0f}), over {:,} {} per "
-            "pair.").format(code(better), diff, code(worse), low, high, 2 * result.n, unit))
+            "pair.").format(code(better), diff, code(worse), low, high, 2 * result.n, unit),
+            label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0)
     _modes_against_tournament(ctx, section, result, pairs)
     top = result.ratings[0]
     section.findings.append(Markup(

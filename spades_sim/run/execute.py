@@ -23,38 +23,75 @@ from .spec import RunSpec, make_config, shard_chunks
 DASK_CONNECT_TIMEOUT = 10
 
 
+#: Seconds between the plain progress lines written when standard error is not a terminal.
+LOG_SECONDS = 60.0
+_BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} UNIT [{elapsed}<{remaining}, {rate_fmt}]"
+
+
+def _in_notebook() -> bool:
+    """Whether this runs in a Jupyter kernel (``tqdm.auto`` then draws a notebook widget)."""
+    return "ipykernel" in sys.modules
+
+
 class Progress:
-    """A one-line progress bar on stderr (hands done, rate, time left); silent when stderr is
-    not a terminal or when ``quiet``."""
+    """Progress of a run on stderr, through ``tqdm``; nothing when ``quiet``.
+
+    On a terminal (or in a Jupyter notebook, through ``tqdm.auto``): a live ``tqdm`` bar
+    (units done, rate, time left). Elsewhere (batch logs, pipes): no carriage returns, only a
+    plain line (tqdm's counts, rate and time left) every :data:`LOG_SECONDS` seconds, and a
+    last one at the end when any was written, so a short run writes nothing and a long one
+    leaves a readable log.
+    """
 
     def __init__(self, total: int, unit: str, done: int = 0, quiet: bool = False):
         self.total, self.unit, self.done = total, unit, done
         self.start_done = done
         self.started = time.monotonic()
-        self.enabled = not quiet and sys.stderr.isatty()
-        self.show()
+        self.bar = None
+        self.logging = False
+        self.logged_at = self.started
+        self.lines, self.logged_done = 0, done
+        if quiet:
+            return
+        if sys.stderr.isatty() or _in_notebook():
+            if _in_notebook() and not sys.stderr.isatty():
+                from tqdm.auto import tqdm
+            else:
+                from tqdm import tqdm
+            self.bar = tqdm(total=total, initial=done, unit=unit, file=sys.stderr,
+                            mininterval=0.5, dynamic_ncols=True, leave=True,
+                            bar_format=_BAR_FORMAT.replace("UNIT", unit))
+        else:
+            self.logging = True
 
     def advance(self, count: int) -> None:
         self.done += count
-        self.show()
+        if self.bar is not None:
+            self.bar.update(count)
+        elif self.logging and time.monotonic() - self.logged_at >= LOG_SECONDS:
+            self.log()
 
-    def show(self) -> None:
-        if not self.enabled:
-            return
-        elapsed = time.monotonic() - self.started
-        rate = (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
-        left = (self.total - self.done) / rate if rate > 0 else float("nan")
-        width = 30
-        filled = int(width * self.done / self.total) if self.total else width
-        eta = f"{left / 60:.1f} min left" if left == left else "--"
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done:,}/"
-                         f"{self.total:,} {self.unit}  {rate:,.0f}/s  {eta}   ")
+    def log(self) -> None:
+        """One plain progress line on stderr."""
+        from tqdm import tqdm
+
+        now = time.monotonic()
+        elapsed = now - self.started
+        rate = (self.done - self.start_done) / elapsed if elapsed > 0 else None
+        text = tqdm.format_meter(self.done, self.total, elapsed, unit=self.unit, rate=rate,
+                                 initial=self.start_done,
+                                 bar_format="{n_fmt}/{total_fmt} " + self.unit
+                                 + " ({percentage:.0f}%), {rate_fmt}, {elapsed} elapsed, "
+                                   "{remaining} left")
+        sys.stderr.write(f"spades-sim: {text}\n")
         sys.stderr.flush()
+        self.logged_at, self.lines, self.logged_done = now, self.lines + 1, self.done
 
     def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        if self.bar is not None:
+            self.bar.close()
+        elif self.logging and self.lines and self.logged_done != self.done:
+            self.log()
 
 
 def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
