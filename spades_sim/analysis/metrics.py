@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd  # noqa: F401  (the doctest examples)
-from scipy import stats
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import proportion_confint
 
 from ..core.errors import AnalysisError
 
 #: The two-sided 95% normal quantile (``scipy.stats.norm.ppf(0.975)``).
-Z95 = float(stats.norm.ppf(0.975))
+Z95 = 1.959963984540054
+
+
+def _stats():
+    """``scipy.stats``, imported on first use: SciPy and statsmodels take seconds to import, and
+    every command and worker that imports this module (only to summarise) would pay for it."""
+    from scipy import stats
+
+    return stats
 
 
 def wilson_interval(successes, trials, z: float = Z95):
@@ -35,10 +40,12 @@ def wilson_interval(successes, trials, z: float = Z95):
     """
     successes = np.asarray(successes, dtype=float)
     trials = np.asarray(trials, dtype=float)
-    alpha = 2.0 * float(stats.norm.sf(z))
+    alpha = 2.0 * float(_stats().norm.sf(z))
     positive = trials > 0
     safe = np.where(positive, trials, 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
+        from statsmodels.stats.proportion import proportion_confint
+
         low, high = proportion_confint(np.where(positive, successes, 0.0), safe, alpha=alpha,
                                        method="wilson")
     low = np.asarray(low, dtype=float)
@@ -66,7 +73,7 @@ def exact_interval(successes, trials, level: float = 0.95):
     high = np.full(successes.shape, np.nan)
     for index, (k, n) in enumerate(zip(successes.ravel(), trials.ravel())):
         if n > 0:
-            ci = stats.binomtest(int(k), int(n)).proportion_ci(level, method="exact")
+            ci = _stats().binomtest(int(k), int(n)).proportion_ci(level, method="exact")
             low.flat[index], high.flat[index] = ci.low, ci.high
     if scalar:
         return float(low[()]), float(high[()])
@@ -125,9 +132,9 @@ def t_quantile(dof, z: float = Z95):
     [12.706, 4.303, 2.228, 2.042, 1.962]
     """
     dof = np.asarray(dof, dtype=float)
-    tail = float(stats.norm.sf(float(z)))
+    tail = float(_stats().norm.sf(float(z)))
     with np.errstate(invalid="ignore"):
-        return np.where(dof >= 1, stats.t.isf(tail, np.where(dof >= 1, dof, 1.0)), np.nan)
+        return np.where(dof >= 1, _stats().t.isf(tail, np.where(dof >= 1, dof, 1.0)), np.nan)
 
 
 def interval_from_moments(mean, std, n, z: float = Z95, t: bool = False):
@@ -165,7 +172,7 @@ def t_test_p(mean, std, n):
     n = np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         statistic = np.abs(mean) / (std / np.sqrt(n))
-        p = 2.0 * stats.t.sf(statistic, np.where(n >= 2, n - 1, 1.0))
+        p = 2.0 * _stats().t.sf(statistic, np.where(n >= 2, n - 1, 1.0))
     p = np.where(std == 0, np.where(mean == 0, 1.0, 0.0), p)
     return np.where(n >= 2, p, np.nan)
 
@@ -185,9 +192,9 @@ def mcnemar_exact(gains, losses, mid_p: bool = False) -> float:
     total = gains + losses
     if total == 0:
         return 1.0
-    p = stats.binomtest(gains, total, 0.5).pvalue
+    p = _stats().binomtest(gains, total, 0.5).pvalue
     if mid_p:
-        p -= stats.binom.pmf(gains, total, 0.5) * (2.0 if gains * 2 != total else 1.0) / 2.0
+        p -= _stats().binom.pmf(gains, total, 0.5) * (2.0 if gains * 2 != total else 1.0) / 2.0
     return float(min(max(p, 0.0), 1.0))
 
 
@@ -209,7 +216,7 @@ def paired_binary_difference(gains, losses, n, level: float = 0.95):
     diff = (gains - losses) / n
     if total == 0:
         return 0.0, 0.0, 0.0
-    ci = stats.binomtest(gains, total, 0.5).proportion_ci(level, method="exact")
+    ci = _stats().binomtest(gains, total, 0.5).proportion_ci(level, method="exact")
     return diff, total / n * (2 * ci.low - 1), total / n * (2 * ci.high - 1)
 
 
@@ -237,6 +244,8 @@ def adjust_pvalues(pvalues, method: str = "holm", alpha: float = 0.05):
     reject = np.zeros(pvalues.shape, dtype=bool)
     known = ~np.isnan(pvalues)
     if known.any():
+        from statsmodels.stats.multitest import multipletests
+
         rejected, corrected, _, _ = multipletests(pvalues[known], alpha=alpha, method=method)
         adjusted[known], reject[known] = corrected, rejected
     return adjusted, reject

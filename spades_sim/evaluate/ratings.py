@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ..analysis.metrics import Z95
 from ..core.errors import EvaluationError
@@ -195,6 +194,8 @@ def goodness_of_fit(wins, ties=None, rating=None, *, alpha: float = 0.05) -> Fit
                 if observed > 0:
                     deviance += 2.0 * observed * np.log(observed / fitted)
     dof = max(pairs - (k - 1), 0)
+    from scipy import stats  # here: SciPy takes a second to import
+
     p_value = float(stats.chi2.sf(chi_square, dof)) if dof else float("nan")
     return Fit(float(chi_square), float(deviance), dof, p_value, alpha)
 

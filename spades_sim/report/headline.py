@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from markupsafe import Markup
-from scipy import stats
 
 from ..analysis.metrics import ADJUSTMENTS, Z95, adjust_pvalues
 
@@ -80,6 +79,8 @@ class Finding:
         """The test's p-value, or the normal test's that the interval implies."""
         if self.p is not None and self.p == self.p:
             return float(self.p)
+        from scipy import stats  # here: SciPy takes a second to import
+
         return float(2 * stats.norm.sf(abs(self.noise_ratio)))
 
     @property
