@@ -172,39 +172,20 @@ def _pbn(hands) -> str:
         for h in hands)
 
 
-def test_dds_agrees_with_the_solver():
+@pytest.mark.parametrize("seed, deals, tricks", [
+    (2024, 40, 8),  # endings of 8 tricks
+    (13, 3, 13),  # full deals: a smaller sample of benchmarks/dd_speed.py's check
+])
+def test_dds_agrees_with_the_solver(seed, deals, tricks):
     endplay_types = pytest.importorskip("endplay.types")
     endplay_dds = pytest.importorskip("endplay.dds")
     from endplay.dds.solve import SolveMode
 
-    rng = np.random.default_rng(2024)
-    tricks = 8  # endings of 8 tricks: DDS takes positions with fewer than 13 cards a hand
+    rng = np.random.default_rng(seed)
     rows, leaders = [], []
-    for _ in range(40):
+    for _ in range(deals):
         cards = rng.permutation(52)[:4 * tricks]
         hands = [sum(1 << int(c) for c in cards[tricks * s:tricks * (s + 1)]) for s in range(4)]
-        for leader in range(4):
-            rows.append(hands)
-            leaders.append(leader)
-    ours = dd.solve_deals(ANYTIME, np.array(rows, dtype=np.int64), leaders)
-    for hands, leader, tricks_by_side in zip(rows, leaders, ours):
-        deal = endplay_types.Deal(_pbn(hands), first=endplay_types.Player(leader),
-                                  trump=endplay_types.Denom.spades)
-        best = max(score for _, score in endplay_dds.solve_board(deal, SolveMode.OptimalOne))
-        assert tricks_by_side[leader % 2] == best, (hands, leader)
-
-
-def test_dds_agrees_on_full_deals():
-    """A smaller sample of the benchmark's check (benchmarks/dd_speed.py runs 2,000 deals)."""
-    endplay_types = pytest.importorskip("endplay.types")
-    endplay_dds = pytest.importorskip("endplay.dds")
-    from endplay.dds.solve import SolveMode
-
-    rng = np.random.default_rng(13)
-    rows, leaders = [], []
-    for _ in range(3):
-        cards = rng.permutation(52)
-        hands = [sum(1 << int(c) for c in cards[13 * s:13 * (s + 1)]) for s in range(4)]
         for leader in range(4):
             rows.append(hands)
             leaders.append(leader)
