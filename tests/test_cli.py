@@ -89,3 +89,25 @@ def test_named_configurations_on_the_same_deals(tmp_path):
     assert set(bold.loc[bold["seat"] % 2 == 1, "strategy"]) == {"random"}
     bad = run_cli("simulate", "--config", "x=colour=red", "--out", str(tmp_path / "bad"))
     assert bad.returncode == 2 and "is not rules=PRESET" in bad.stderr
+
+
+def test_every_command_and_option_has_help():
+    """`spades-sim COMMAND --help` explains every option and argument of every command."""
+    import argparse
+
+    from spades_sim.cli import build_parser
+
+    missing = []
+
+    def walk(parser, path):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                helped = {a.dest for a in action._choices_actions if a.help}
+                missing.extend(f"{path} {name}" for name in action.choices if name not in helped)
+                for name, sub in action.choices.items():
+                    walk(sub, f"{path} {name}")
+            elif not action.help or action.help == argparse.SUPPRESS and action.dest != "debug":
+                missing.append(f"{path} {'/'.join(action.option_strings) or action.dest}")
+
+    walk(build_parser(), "spades-sim")
+    assert not missing, "no help text: " + ", ".join(missing)

@@ -42,6 +42,8 @@ from .options import (
     _units,
 )
 
+SEED_HELP = "the seed: the same seed gives the same results whatever --jobs (default 0)"
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="spades-sim", description="Monte Carlo simulation of Spades.")
@@ -57,9 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
         play = sub.add_parser(name, help=help_text)
         _add_rules(play, several=True)
         _add_strategy(play)
-        play.add_argument(unit, type=_units, default=default)
-        play.add_argument("--seed", type=_seed, default=0)
-        play.add_argument("--jobs", type=_jobs, default=1)
+        play.add_argument(unit, type=_units, default=default,
+                          help=f"how many {unit[2:]} to play (default {default:,})")
+        play.add_argument("--seed", type=_seed, default=0,
+                          help=SEED_HELP)
+        play.add_argument("--jobs", type=_jobs, default=1,
+                          help="worker processes on this machine (default 1)")
         play.add_argument("--log", metavar="FILE",
                           help="write a hand log (JSON Lines) to FILE, a regular file written "
                                "whole (a symbolic link, FIFO, device or directory is refused); "
@@ -71,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run an experiment file and build its report")
     run.add_argument("file", help="experiment file (TOML), such as experiments/variants.toml")
-    run.add_argument("--jobs", type=_jobs, default=1)
+    run.add_argument("--jobs", type=_jobs, default=1,
+                     help="worker processes (loky) or Dask workers started here (default 1)")
     run.add_argument("--backend", choices=("loky", "dask"), default="loky",
                      help="loky: worker processes here; dask: a Dask cluster")
     run.add_argument("--scheduler", metavar="ADDRESS",
@@ -90,8 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.set_defaults(func=cmd_report)
 
     status = sub.add_parser("status", help="progress of a run directory (--out)")
-    status.add_argument("dir")
-    status.add_argument("--json", action="store_true")
+    status.add_argument("dir", help="a run folder written with --out")
+    status.add_argument("--json", action="store_true", help="print one JSON object")
     status.set_defaults(func=cmd_status)
 
     replay = sub.add_parser("replay", help="validate and score a hand log")
@@ -105,9 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="measure warm hands per second per core")
     _add_rules(bench)
     _add_strategy(bench)
-    bench.add_argument("--hands", type=_units, default=2_000_000)
-    bench.add_argument("--jobs", type=_jobs, default=1)
-    bench.add_argument("--seed", type=_seed, default=0)
+    bench.add_argument("--hands", type=_units, default=2_000_000,
+                       help="hands to time, after a warm-up (default 2,000,000)")
+    bench.add_argument("--jobs", type=_jobs, default=1,
+                       help="worker processes; the rate is also given per core (default 1)")
+    bench.add_argument("--seed", type=_seed, default=0,
+                       help="the seed of the timed hands (default 0)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--no-history", action="store_true",
                        help="do not append to benchmarks/history.jsonl")
@@ -130,15 +139,18 @@ def build_parser() -> argparse.ArgumentParser:
                            "(each deal sequence is played twice)")
         units.add_argument("--hands", type=_units, help="boards of single hands "
                            "(each deal is played twice)")
-        evaluation.add_argument("--seed", type=_seed, default=0)
-        evaluation.add_argument("--jobs", type=_jobs, default=1)
+        evaluation.add_argument("--seed", type=_seed, default=0,
+                                help=SEED_HELP)
+        evaluation.add_argument("--jobs", type=_jobs, default=1,
+                                help="worker processes on this machine (default 1)")
         evaluation.add_argument("--json", action="store_true", help="print one JSON object")
         _add_run_options(evaluation, evaluation=True)
         evaluation.set_defaults(func=func)
 
     rules = sub.add_parser("rules", help="list presets, or show every field of one")
-    rules.add_argument("preset", nargs="?")
-    rules.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE")
+    rules.add_argument("preset", nargs="?", help="a preset name; none lists every preset")
+    rules.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE",
+                       help="override one field of the preset (repeatable)")
     rules.set_defaults(func=cmd_rules)
 
     strategies = sub.add_parser("strategies", help="list strategies and their parameters")
