@@ -116,7 +116,7 @@ def test_sampled_holdings_lean_towards_the_bids():
 
 def test_mc_beats_the_heuristic(tmp_path):
     """Duplicate games under classic: the search player's default budget wins by a margin
-    whose 95% interval excludes zero (the README's numbers come from a longer match)."""
+    whose 95% interval excludes zero (the numbers in docs/players.md come from a longer match)."""
     result = match("mc", "heuristic", "classic", n_games=60, seed=5, out=tmp_path / "m",
                    quiet=True)
     assert result.ci95[0] > 0

@@ -2,7 +2,7 @@
 
 Each comparison plays both tables on the same deals (same seed), so the differences are paired
 and large next to the noise at these sizes; the sizes and margins were chosen so that every
-effect shows many standard errors wide (the README's table has the full numbers).
+effect shows many standard errors wide (docs/players.md has the full numbers).
 """
 
 import numpy as np

@@ -4,7 +4,7 @@
 An experiment names its configurations (``[[config]]`` tables, and ``[[grid]]`` tables that
 expand to one configuration per combination of parameter values), the sizes of its runs (a
 hands run, a games run, or both; every configuration plays the same deals) and the analyses its
-report shows. The README ("Experiments and reports") documents the schema; this module parses
+report shows. docs/experiments.md documents the schema; this module parses
 and validates it, with one-line errors that name the file, the line and the key::
 
     experiments/x.toml:12: config "fast": unknown key "stratgy"; allowed: name, rules, ...
