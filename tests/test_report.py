@@ -418,6 +418,14 @@ def test_figures_are_small_svgs_with_distinct_titles(built):
     assert not sections & set(captions)
 
 
+def test_every_table_scrolls_inside_the_page(built):
+    text = built["index"].read_text()
+    assert text.count("<table") >= 10
+    assert text.count("<table") == text.count('<div class="scroll"><table>')
+    assert text.count("</table>") == text.count("</table></div>")
+    assert re.search(r"\.scroll \{[^}]*overflow-x: auto", text)
+
+
 def _context(built, tmp_path):
     from spades_sim.experiment import load_results_experiment
 
