@@ -41,10 +41,27 @@ def _axes(ax):
     return ax
 
 
+_WRAP = 28  # long labels are wrapped at this many characters
+_MANY_SERIES = 6  # a legend of more entries goes below the axes, in columns
+
+
+def _wrap(label) -> str:
+    import textwrap
+
+    return textwrap.fill(str(label), _WRAP)
+
+
 def _legend(ax) -> None:
-    """A legend outside the data area (right of the axes), only for more than one series."""
+    """A legend outside the data area, only for more than one series: right of the axes, or
+    below them, in columns, for many series (the data keep the figure's width)."""
     handles, labels = ax.get_legend_handles_labels()
-    if len(labels) > 1:
+    if len(labels) <= 1:
+        return
+    labels = [_wrap(label) for label in labels]
+    if len(labels) > _MANY_SERIES:
+        ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                  ncols=3, borderaxespad=0, fontsize="small", frameon=False)
+    else:
         ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1),
                   borderaxespad=0, fontsize="small", frameon=False)
 
@@ -59,7 +76,7 @@ def _integer_ticks(axis) -> None:
 def _category_ticks(ax, positions, labels) -> None:
     """Category labels under the x axis, rotated (anchored at their right end, under the tick)
     when there are many or long ones, so that they do not overlap."""
-    labels = [str(label) for label in labels]
+    labels = [_wrap(label) for label in labels]
     turn = len(labels) > 3 or any(len(label) > _LONG_LABEL for label in labels)
     ax.set_xticks(positions, labels, fontsize="small", rotation=35 if turn else 0,
                   ha="right" if turn else "center", rotation_mode="anchor" if turn else "default")
@@ -127,8 +144,11 @@ def _lines(ax, table, x_column, y_column, keys, *, style="-o", suffix="", colors
         part = table.iloc[rows]
         label = (labels[rows[0]] + suffix).strip(" :") or None
         color = {"color": colors[index]} if colors else {}
+        fmt = style  # past the palette's colours, other markers tell the series apart
+        if index >= len(PALETTE):
+            fmt = style[:-1] + "^Dv"[(index // len(PALETTE) - 1) % 3]
         container = ax.errorbar(x_all[rows], part[y_column].to_numpy(dtype=float),
-                                yerr=_errors(part, y_column), fmt=style, capsize=3, label=label,
+                                yerr=_errors(part, y_column), fmt=fmt, capsize=3, label=label,
                                 **color)
         used.append(container.lines[0].get_color())
     if ticks is not None:
@@ -267,7 +287,8 @@ def plot_paired_effects(table: pd.DataFrame, *, metric: str | None = None, ax=No
                 xerr=None if errors is None else np.nan_to_num(errors * scale), fmt="o",
                 capsize=3)
     ax.axvline(0, color="grey", linewidth=0.8)
-    ax.set_yticks(positions, _labels(table, keys), fontsize="small")
+    ax.set_yticks(positions, [_wrap(label) for label in _labels(table, keys)],
+                  fontsize="small")
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     return ax
@@ -301,7 +322,7 @@ def plot_ratings(table: pd.DataFrame, *, ax=None):
     ax.errorbar(table["rating"].to_numpy(dtype=float), positions,
                 xerr=_errors(table, "rating"), fmt="o", capsize=3)
     ax.axvline(0, color="grey", linewidth=0.8)
-    ax.set_yticks(positions, table["strategy"].astype(str), fontsize="small")
+    ax.set_yticks(positions, [_wrap(label) for label in table["strategy"]], fontsize="small")
     ax.set_xlabel("rating (Elo scale, mean 0)")
     ax.set_title(title)
     return ax

@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display: selected before pyplot is imported
 
+import os  # noqa: E402
 import re  # noqa: E402
 import textwrap  # noqa: E402
 
@@ -228,16 +229,24 @@ class Context:
                 part = table[table[facet].astype(str) == value]
                 plot(part.drop(columns=facet).reset_index(drop=True), ax=ax)
                 note = _interval_note(ax.get_title())
-                ax.set_title(textwrap.fill(value, 28), fontsize="medium")
-                ax.label_outer()
-            for ax in list(axes.flat)[len(values):]:
-                ax.set_visible(False)
-            _facet_legend(fig, list(axes.flat)[:len(values)])
-            fig.suptitle(f"{title} {note}".strip())
+                ax.set_title(textwrap.fill(value, 30), fontsize="medium")
+            for index, ax in enumerate(axes.flat):
+                if index >= len(values):
+                    ax.set_visible(False)
+                elif index + columns < len(values):  # a panel below shows the x axis
+                    ax.tick_params(axis="x", labelbottom=False)
+                    ax.set_xlabel("")
+                if index % columns:
+                    ax.tick_params(axis="y", labelleft=False)
+                    ax.set_ylabel("")
+            _facet_legend(fig, list(axes.flat)[:len(values)], values)
         else:
             ax = axes[0, 0]
             plot(table, ax=ax)
-            ax.set_title(f"{title} {_interval_note(ax.get_title())}".strip())
+            note = _interval_note(ax.get_title())
+            ax.set_title("")
+        # the figure's title, centred on it (not on the axes) and wrapped to its width
+        fig.suptitle(textwrap.fill(f"{title} {note}".strip(), int(size[0] * 11)))
         with matplotlib.rc_context(FIGURE_STYLE):
             fig.savefig(self.out / name, format=FIGURE_FORMAT, dpi=FIGURE_DPI,
                         metadata=FIGURE_METADATA)
@@ -264,15 +273,36 @@ def _interval_note(title: str) -> str:
     return found.group(0) if found else ""
 
 
-def _facet_legend(fig, axes) -> None:
-    """One legend below the panels when every panel shows the same series (same labels, so
-    the same colours); else each panel keeps its own legend, outside its axes."""
-    labelled = [ax.get_legend_handles_labels() for ax in axes]
-    labels = [tuple(found[1]) for found in labelled]
-    if len(labels[0]) < 2 or len(set(labels)) > 1:
-        return
-    for ax in axes:
+def _facet_legend(fig, axes, values) -> None:
+    """One legend below the panels when every panel shows the same series, once the part of
+    the labels that all series of a panel share ("heuristic: bid", "heuristic: tricks") moved
+    to its title; else each panel keeps a legend of its own, below it. Never over the data."""
+    found = [ax.get_legend_handles_labels() for ax in axes]
+    shown = []
+    for ax, value, (_, labels) in zip(axes, values, found):
         if ax.get_legend() is not None:
             ax.get_legend().remove()
-    fig.legend(*labelled[0], loc="outside lower center", ncols=min(4, len(labels[0])),
-               fontsize="small", frameon=False)
+        shared = _shared_part(labels)
+        shown.append(tuple(label[len(shared):] for label in labels))
+        shared = shared.rstrip(" :/")
+        if shared and shared != value:
+            ax.set_title(textwrap.fill(f"{value}: {shared}", 30), fontsize="medium")
+    if not any(len(labels) > 1 for labels in shown):
+        return
+    if len(set(shown)) == 1:
+        fig.legend(found[0][0], shown[0], loc="outside lower center",
+                   ncols=min(4, len(shown[0])), fontsize="small", frameon=False)
+        return
+    for ax, (handles, _), labels in zip(axes, found, shown):
+        if len(labels) > 1:
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.12),
+                      ncols=2, fontsize="small", frameon=False)
+
+
+def _shared_part(labels) -> str:
+    """The start that all of several labels share, up to a separator (": " or " / ")."""
+    if len(labels) < 2:
+        return ""
+    prefix = os.path.commonprefix(list(labels))
+    cut = max(prefix.rfind(": ") + 2, prefix.rfind(" / ") + 3, 0)
+    return prefix[:cut] if cut > 1 else ""
