@@ -217,7 +217,7 @@ def test_report_has_a_section_against_par(stub_solver, tmp_path):
     assert "Bids against par" in html
     assert html.index("Bid accuracy") < html.index("Bids against par") < html.index("Nil and")
     folder = index.parent
-    for name in ("par-bids.csv", "par-bids.png", "par-tricks.png", "par-nil.csv",
+    for name in ("par-bids.csv", "par-bids.svg", "par-tricks.svg", "par-nil.csv",
                  "par-bids-by-seat.csv"):
         assert (folder / name).exists(), name
     bids = pd.read_csv(folder / "par-bids.csv")

@@ -115,3 +115,58 @@ def test_paired_effects_plot_units(tables):
     assert "standard deviations" in ax.get_xlabel()
     with pytest.raises(ValueError, match="metric"):
         plots.plot_paired_effects(table, metric="luck")
+
+
+# -- figures worth looking at: palette, legends, integer ticks, the table's order ----------------
+def test_plots_use_the_colour_blind_safe_palette(tables):
+    from matplotlib.colors import to_hex
+
+    assert plots.PALETTE[0] == "#E69F00" and plots.PALETTE[-1] == "#000000"  # black last
+    ax = plots.plot_tricks_minus_bid(tables["plot_tricks_minus_bid"])
+    colours = [to_hex(c.lines[0].get_color()) for c in ax.containers]
+    assert colours[:3] == [c.lower() for c in plots.PALETTE[:3]]
+    bars = plots.plot_bid_accuracy(tables["plot_bid_accuracy"])
+    assert to_hex(bars.patches[0].get_facecolor()) == plots.PALETTE[0].lower()
+
+
+def test_legend_outside_the_axes_and_only_for_several_series(tables):
+    for name in ("plot_bid_accuracy", "plot_tricks_minus_bid", "plot_calibration"):
+        ax = getattr(plots, name)(tables[name])
+        ax.figure.canvas.draw()
+        legend = ax.get_legend()
+        assert legend is not None and len(legend.get_texts()) > 1, name
+        assert not legend.get_window_extent().overlaps(ax.get_window_extent()), name
+    one = plots.plot_game_lengths(tables["plot_game_lengths"])  # one series: no legend
+    assert one.get_legend() is None
+    single = tables["plot_tricks_minus_bid"]
+    single = single[(single["config"] == "s")]
+    assert plots.plot_tricks_minus_bid(single).get_legend() is None
+
+
+def test_count_axes_have_integer_ticks(tables):
+    ax = plots.plot_tricks_minus_bid(tables["plot_tricks_minus_bid"])
+    ax.figure.canvas.draw()
+    ticks = ax.get_xticks()
+    assert len(ticks) > 1 and np.allclose(ticks, np.round(ticks))
+    ax = plots.plot_game_lengths(tables["plot_game_lengths"])
+    ax.set_ylim(10.2, 13.9)  # a narrow range would get ticks at halves without the locator
+    ax.figure.canvas.draw()
+    assert np.allclose(ax.get_yticks(), np.round(ax.get_yticks()))
+
+
+def test_plots_keep_the_row_order_they_are_given(tables):
+    table = tables["plot_bid_accuracy"]
+    backwards = table.iloc[::-1].reset_index(drop=True)
+    ticks = [t.get_text() for t in plots.plot_bid_accuracy(backwards).get_xticklabels()]
+    assert ticks == [f"{c} / {s}" for c, s in zip(backwards["config"], backwards["strategy"])]
+    assert ticks != sorted(ticks)
+    lines = tables["plot_tricks_minus_bid"]
+    lines = lines.iloc[np.argsort(lines["config"] != "s", kind="stable")]  # "s" first
+    labels = plots.plot_tricks_minus_bid(lines).get_legend_handles_labels()[1]
+    assert labels[0].startswith("s / ") and labels[-1].startswith("a / ")
+
+
+def test_many_category_labels_are_rotated(tables):
+    ax = plots.plot_bid_accuracy(tables["plot_bid_accuracy"])
+    assert len(ax.get_xticklabels()) > 3
+    assert all(t.get_rotation() == 35 and t.get_ha() == "right" for t in ax.get_xticklabels())

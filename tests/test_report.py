@@ -146,7 +146,8 @@ def test_headline_ranks_the_tested_findings(built):
 def test_links_point_to_files(built):
     folder = built["index"].parent
     links = [link for link in _parse(built["index"]).links if not link.startswith("#")]
-    assert any(link.endswith(".png") for link in links)
+    assert any(link.endswith(".svg") for link in links)
+    assert not any(".png" in link for link in links) and not list(folder.glob("*.png"))
     assert any(link.endswith(".csv") for link in links)
     for link in links:
         assert "://" not in link and not link.startswith("/"), link
@@ -173,6 +174,10 @@ def test_report_rebuild_is_identical(built, tmp_path, capsys):
         _without_timestamp(built["index"].read_text())
     assert sorted(p.name for p in index.parent.iterdir()) == \
         sorted(p.name for p in built["index"].parent.iterdir())
+    figures = sorted(index.parent.glob("*.svg"))
+    assert figures
+    for path in figures:  # the same data give byte-identical figures
+        assert path.read_bytes() == (built["index"].parent / path.name).read_bytes(), path.name
 
 
 def test_rerun_resumes_and_a_different_experiment_is_refused(built, tmp_path, capsys):
@@ -226,7 +231,7 @@ def test_report_of_a_folder_without_results(tmp_path, capsys):
 
 def test_tournament_in_the_strategies_section(built):
     folder = built["index"].parent
-    for name in ("strategies-ratings.csv", "strategies-pairwise.csv", "strategies-ratings.png"):
+    for name in ("strategies-ratings.csv", "strategies-pairwise.csv", "strategies-ratings.svg"):
         assert (folder / name).is_file(), name
     ratings = pd.read_csv(folder / "strategies-ratings.csv")
     assert list(ratings["rank"]) == [1, 2, 3]
@@ -395,3 +400,72 @@ def test_report_setup_comes_from_the_runs(built, tmp_path, monkeypatch):
     assert rows[2]["overrides"] == "target=300" and rows[3]["players"] == 3
     index = report.build_report(results, tmp_path / "reports")
     assert "Does it still build?" in index.read_text()
+
+
+# -- figures and tables in the page -------------------------------------------------------------
+def test_figures_are_small_svgs_with_distinct_titles(built):
+    folder = built["index"].parent
+    figures = sorted(folder.glob("*.svg"))
+    assert len(figures) >= 8
+    for path in figures:
+        head = path.read_text()[:400]
+        assert "<svg" in head and "<dc:date>" not in head, path.name
+    assert max(path.stat().st_size for path in figures) < 400_000
+    text = built["index"].read_text()
+    captions = re.findall(r"<figcaption>([^<]*)</figcaption>", text)
+    assert len(captions) == len(figures) == len(set(captions))
+    sections = set(re.findall(r'<h2 id="[^"]+">([^<]*)</h2>', text))
+    assert not sections & set(captions)
+
+
+def test_every_table_scrolls_inside_the_page(built):
+    text = built["index"].read_text()
+    assert text.count("<table") >= 10
+    assert text.count("<table") == text.count('<div class="scroll"><table>')
+    assert text.count("</table>") == text.count("</table></div>")
+    assert re.search(r"\.scroll \{[^}]*overflow-x: auto", text)
+
+
+def _context(built, tmp_path):
+    from spades_sim.experiment import load_results_experiment
+
+    experiment = load_results_experiment(built["results"])
+    return report_model.Context(experiment, built["results"], tmp_path)
+
+
+def test_facets_follow_the_configuration_order(built, tmp_path):
+    ctx = _context(built, tmp_path)
+    order = [c.name for c in ctx.experiment.configs]
+    assert order == ["classic", "aggr=1", "jokers", "three"]
+    table = pd.DataFrame({"config": sorted(order), "n": [1, 2, 3, 4]})
+    table["config"] = table["config"].astype("category")  # alphabetical categories
+    seen = []
+
+    def plot(part, *, ax):
+        seen.append(int(part["n"].iloc[0]))
+        ax.plot([0, 1], [0, part["n"].iloc[0]])
+        ax.set_title("ignored (95% Wilson intervals)")
+        return ax
+
+    section = report_model.Section("demo", "A demo section", "")
+    ctx.figure(section, "facets", "Panels in order", plot, table, facet="config")
+    names = dict(zip(table["n"], table["config"]))
+    assert [names[n] for n in seen] == order
+    assert [item.src for item in section.items] == ["demo-facets.svg"]
+    assert (tmp_path / "demo-facets.svg").read_bytes().startswith(b"<?xml")
+
+
+def test_duplicate_figure_titles_are_refused(built, tmp_path):
+    ctx = _context(built, tmp_path)
+    table = pd.DataFrame({"config": ["classic"], "n": [1]})
+
+    def plot(part, *, ax):
+        return ax
+
+    first = report_model.Section("one", "Section one", "")
+    ctx.figure(first, "a", "Game length", plot, table)
+    with pytest.raises(ValueError, match="a figure of that title already"):
+        ctx.figure(report_model.Section("two", "Section two", ""), "b", "game  length", plot,
+                   table)
+    with pytest.raises(ValueError, match="repeats the section's"):
+        ctx.figure(first, "c", "Section One", plot, table)

@@ -3,9 +3,14 @@ intervals as error bars, with units on the axes and a title.
 
 Every ``plot_*(table, *, ax=None)`` draws on ``ax`` (or on a new figure made with
 ``matplotlib.figure.Figure``, outside pyplot: nothing to close, safe under any backend,
-including Agg) and returns the Axes. No ``plt.show()``, no global style change. An empty table
-draws an empty Axes with its title and the note "no data" (a report still renders); a table
-without the columns the plot needs raises ``ValueError``.
+including Agg) and returns the Axes. No ``plt.show()``, no global style change: each plot sets
+the colour cycle of its own Axes to :data:`PALETTE` (colour-blind safe). Series, bars and
+groups keep the row order of the table they are given (pass a table in the order you want
+them; the report passes its tables in the experiment's configuration order). A legend is
+drawn only for more than one series, outside the data area (to the right of the axes); axes
+that count (tricks, spades held, hands) get integer ticks; many or long category labels are
+rotated. An empty table draws an empty Axes with its title and the note "no data" (a report
+still renders); a table without the columns the plot needs raises ``ValueError``.
 """
 
 from __future__ import annotations
@@ -18,14 +23,63 @@ from .effects import METRICS
 from .metrics import FEATURES
 
 _NO_DATA = "no data"
+# The Okabe-Ito palette (Okabe and Ito 2008, "Color Universal Design"), distinguishable under
+# the common colour-vision deficiencies; black last (it reads as an axis or reference line).
+PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+           "#000000")
+_LONG_LABEL = 10  # category labels longer than this (or more than 3 of them) are rotated
 
 
 def _axes(ax):
-    if ax is not None:
-        return ax
-    from matplotlib.figure import Figure
+    """``ax``, or the Axes of a new figure (constrained layout: room for a legend outside);
+    its colour cycle set to :data:`PALETTE`."""
+    if ax is None:
+        from matplotlib.figure import Figure
 
-    return Figure(figsize=(7, 4), layout="constrained").add_subplot()
+        ax = Figure(figsize=(7, 4), layout="constrained").add_subplot()
+    ax.set_prop_cycle(color=list(PALETTE))
+    return ax
+
+
+_WRAP = 28  # long labels are wrapped at this many characters
+_MANY_SERIES = 6  # a legend of more entries goes below the axes, in columns
+
+
+def _wrap(label) -> str:
+    import textwrap
+
+    return textwrap.fill(str(label), _WRAP)
+
+
+def _legend(ax) -> None:
+    """A legend outside the data area, only for more than one series: right of the axes, or
+    below them, in columns, for many series (the data keep the figure's width)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if len(labels) <= 1:
+        return
+    labels = [_wrap(label) for label in labels]
+    if len(labels) > _MANY_SERIES:
+        ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                  ncols=3, borderaxespad=0, fontsize="small", frameon=False)
+    else:
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1),
+                  borderaxespad=0, fontsize="small", frameon=False)
+
+
+def _integer_ticks(axis) -> None:
+    """Whole-number ticks on an axis that counts (tricks, cards, hands)."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _category_ticks(ax, positions, labels) -> None:
+    """Category labels under the x axis, rotated (anchored at their right end, under the tick)
+    when there are many or long ones, so that they do not overlap."""
+    labels = [_wrap(label) for label in labels]
+    turn = len(labels) > 3 or any(len(label) > _LONG_LABEL for label in labels)
+    ax.set_xticks(positions, labels, fontsize="small", rotation=35 if turn else 0,
+                  ha="right" if turn else "center", rotation_mode="anchor" if turn else "default")
 
 
 def _check(table: pd.DataFrame, columns, what: str) -> None:
@@ -85,18 +139,23 @@ def _lines(ax, table, x_column, y_column, keys, *, style="-o", suffix="", colors
               else {"": np.arange(len(table))})
     labels = _labels(table, keys) if keys else [""] * len(table)
     used = []
-    for index, rows in enumerate(groups.values()):
+    # in the order of the groups' first rows (the table's order, never sorted by name)
+    for index, rows in enumerate(sorted(groups.values(), key=lambda rows: rows[0])):
         part = table.iloc[rows]
         label = (labels[rows[0]] + suffix).strip(" :") or None
         color = {"color": colors[index]} if colors else {}
+        fmt = style  # past the palette's colours, other markers tell the series apart
+        if index >= len(PALETTE):
+            fmt = style[:-1] + "^Dv"[(index // len(PALETTE) - 1) % 3]
         container = ax.errorbar(x_all[rows], part[y_column].to_numpy(dtype=float),
-                                yerr=_errors(part, y_column), fmt=style, capsize=3, label=label,
+                                yerr=_errors(part, y_column), fmt=fmt, capsize=3, label=label,
                                 **color)
         used.append(container.lines[0].get_color())
     if ticks is not None:
-        ax.set_xticks(range(len(ticks)), ticks)
-    if keys or suffix:
-        ax.legend(fontsize="small")
+        _category_ticks(ax, range(len(ticks)), ticks)
+    else:
+        _integer_ticks(ax.xaxis)  # the x columns are counts: tricks, cards held, bids
+    _legend(ax)
     return used
 
 
@@ -110,10 +169,8 @@ def _bars(ax, table, columns, keys, names=None):
         ax.bar(positions + offset, table[column].to_numpy(dtype=float), width,
                yerr=_errors(table, column), capsize=3,
                label=(names or columns)[index])
-    ax.set_xticks(positions, labels, rotation=30 if len(table) > 3 else 0, ha="right"
-                  if len(table) > 3 else "center", fontsize="small")
-    if len(columns) > 1:
-        ax.legend(fontsize="small")
+    _category_ticks(ax, positions, labels)
+    _legend(ax)
 
 
 def plot_bid_accuracy(table: pd.DataFrame, *, ax=None):
@@ -230,7 +287,8 @@ def plot_paired_effects(table: pd.DataFrame, *, metric: str | None = None, ax=No
                 xerr=None if errors is None else np.nan_to_num(errors * scale), fmt="o",
                 capsize=3)
     ax.axvline(0, color="grey", linewidth=0.8)
-    ax.set_yticks(positions, _labels(table, keys), fontsize="small")
+    ax.set_yticks(positions, [_wrap(label) for label in _labels(table, keys)],
+                  fontsize="small")
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     return ax
@@ -246,6 +304,7 @@ def plot_game_lengths(table: pd.DataFrame, *, ax=None):
         return _empty(ax, title)
     _bars(ax, table, ["mean_hands"], _keys_before(table, "games"))
     ax.set_ylabel("mean game length (hands)")
+    _integer_ticks(ax.yaxis)
     ax.set_title(title)
     return ax
 
@@ -263,7 +322,7 @@ def plot_ratings(table: pd.DataFrame, *, ax=None):
     ax.errorbar(table["rating"].to_numpy(dtype=float), positions,
                 xerr=_errors(table, "rating"), fmt="o", capsize=3)
     ax.axvline(0, color="grey", linewidth=0.8)
-    ax.set_yticks(positions, table["strategy"].astype(str), fontsize="small")
+    ax.set_yticks(positions, [_wrap(label) for label in table["strategy"]], fontsize="small")
     ax.set_xlabel("rating (Elo scale, mean 0)")
     ax.set_title(title)
     return ax

@@ -11,10 +11,15 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display: selected before pyplot is imported
 
-import matplotlib.pyplot as plt  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import textwrap  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.figure import Figure as MplFigure  # noqa: E402
 
+from ..analysis.plots import PALETTE  # noqa: E402
 from ..core.errors import RunError  # noqa: E402
 from ..core.par import tidy_columns  # noqa: E402
 from ..evaluate import load_tournament  # noqa: E402
@@ -24,9 +29,16 @@ from ..run import load_run, read_meta  # noqa: E402
 from .formatting import display_table  # noqa: E402
 from .headline import Finding  # noqa: E402
 
-FIGURE_DPI = 80
+FIGURE_FORMAT = "svg"  # vector figures: sharp at any screen resolution and zoom
+FIGURE_DPI = 72  # SVG user units per inch: a figure's size in the page is its size in points
 FIGURE_SIZE = (7.5, 4.2)
+FIGURE_WIDTH_MAX = 10.5  # inches: facets wrap to rows instead of widening the figure
+# The same data give byte-identical SVG files: fixed ids (salt), no date or software version;
+# text drawn as paths (the look does not depend on the fonts of the reader's machine).
+FIGURE_STYLE = {"svg.hashsalt": "spades-sim", "svg.fonttype": "path"}
+FIGURE_METADATA = {"Date": None, "Creator": None}
 FACET_OVER = 3  # figures with more groups than this are drawn one panel per group
+FACET_COLUMNS = 3  # panels per row at most
 LONG_TABLE = 30  # tables with more rows are folded (<details>) in the page
 # Columns no section reads: left on disk (a 400,000-hand run of 8 configurations is 12 M rows).
 UNUSED_COLUMNS = ("chunk", "dealer", "bumped", "hcp", "voids", "singletons", "longest")
@@ -95,6 +107,7 @@ class Context:
             self._tournament = tournament.result
         self._frames: dict = {}
         self.files: list[str] = []
+        self.figure_titles: dict[str, str] = {}  # a figure title (folded) -> its section
 
     @property
     def rules(self) -> dict:
@@ -187,34 +200,109 @@ class Context:
 
     def figure(self, section: Section, slug: str, title: str, plot, table: pd.DataFrame,
                size=FIGURE_SIZE, facet: str | None = None) -> None:
-        """Draw ``plot(table, ax=ax)`` into ``<section>-<slug>.png``; skipped for an empty
-        table. ``facet``: one panel per value of that column (three to a row, shared axes),
-        each titled with its value, when it has more than :data:`FACET_OVER` values."""
+        """Draw ``plot(table, ax=ax)`` into ``<section>-<slug>.svg``; skipped for an empty
+        table. The table is passed in the experiment's configuration order (:meth:`ordered`,
+        the tables' order), so series, bars and panels come in that order. ``facet``: one
+        panel per value of that column (at most :data:`FACET_COLUMNS` to a row, shared axes,
+        one legend below them), each titled with its value, when it has more than
+        :data:`FACET_OVER` values. The figure is titled ``title`` (with the plot's note on its
+        intervals); a title used by another figure of the report, or the section's own title,
+        is refused (``ValueError``): every figure says what it shows."""
         if table is None or len(table) == 0:
             return
-        name = f"{section.name}-{slug}.png"
-        values = list(dict.fromkeys(self.ordered(table)[facet].astype(str))) if facet else []
+        self._claim_title(section, title)
+        name = f"{section.name}-{slug}.{FIGURE_FORMAT}"
+        table = self.ordered(table)
+        values = list(dict.fromkeys(table[facet].astype(str))) if facet else []
         if len(values) <= FACET_OVER:
             values = []
-        columns = min(3, len(values)) or 1
+        columns = min(FACET_COLUMNS, len(values)) or 1
         rows = -(-len(values) // columns) or 1
         if values:
-            size = (size[0] * 1.4, 3.0 * rows + 0.4)
-        fig, axes = plt.subplots(rows, columns, figsize=size, squeeze=False, sharex=True,
-                                 sharey=True)
-        try:
-            if values:
-                for ax, value in zip(axes.flat, values):
-                    plot(table[table[facet].astype(str) == value], ax=ax)
-                    ax.set_title(value, fontsize="medium")
-                for ax in list(axes.flat)[len(values):]:
+            size = (min(FIGURE_WIDTH_MAX, 3.4 * columns + 0.6), 2.7 * rows + 1.2)
+        fig = MplFigure(figsize=size, layout="constrained")
+        axes = fig.subplots(rows, columns, squeeze=False, sharex=True, sharey=True)
+        for ax in axes.flat:
+            ax.set_prop_cycle(color=list(PALETTE))
+        if values:
+            for ax, value in zip(axes.flat, values):
+                part = table[table[facet].astype(str) == value]
+                plot(part.drop(columns=facet).reset_index(drop=True), ax=ax)
+                note = _interval_note(ax.get_title())
+                ax.set_title(textwrap.fill(value, 30), fontsize="medium")
+            for index, ax in enumerate(axes.flat):
+                if index >= len(values):
                     ax.set_visible(False)
-                fig.suptitle(title)
-            else:
-                plot(table, ax=axes[0, 0])
-            fig.tight_layout()
-            fig.savefig(self.out / name, dpi=FIGURE_DPI, metadata={"Software": None})
-        finally:
-            plt.close(fig)
+                elif index + columns < len(values):  # a panel below shows the x axis
+                    ax.tick_params(axis="x", labelbottom=False)
+                    ax.set_xlabel("")
+                if index % columns:
+                    ax.tick_params(axis="y", labelleft=False)
+                    ax.set_ylabel("")
+            _facet_legend(fig, list(axes.flat)[:len(values)], values)
+        else:
+            ax = axes[0, 0]
+            plot(table, ax=ax)
+            note = _interval_note(ax.get_title())
+            ax.set_title("")
+        # the figure's title, centred on it (not on the axes) and wrapped to its width
+        fig.suptitle(textwrap.fill(f"{title} {note}".strip(), int(size[0] * 11)))
+        with matplotlib.rc_context(FIGURE_STYLE):
+            fig.savefig(self.out / name, format=FIGURE_FORMAT, dpi=FIGURE_DPI,
+                        metadata=FIGURE_METADATA)
         self.files.append(name)
         section.items.append(Figure(title, name))
+
+    def _claim_title(self, section: Section, title: str) -> None:
+        """Refuse a figure title that another figure of the report has, or that only repeats
+        its section's title."""
+        key = " ".join(title.split()).casefold()
+        if key == " ".join(section.title.split()).casefold():
+            raise ValueError(f"figure {title!r} in section {section.name!r}: the figure's "
+                             f"title repeats the section's; say what the figure shows")
+        used = self.figure_titles
+        if key in used:
+            raise ValueError(f"figure {title!r} in section {section.name!r}: the report has "
+                             f"a figure of that title already (in section {used[key]!r})")
+        used[key] = section.name
+
+
+def _interval_note(title: str) -> str:
+    """The plot's note on its intervals, the parenthesis ending its title ("(95% ...)")."""
+    found = re.search(r"\(95%[^()]*\)$", title or "")
+    return found.group(0) if found else ""
+
+
+def _facet_legend(fig, axes, values) -> None:
+    """One legend below the panels when every panel shows the same series, once the part of
+    the labels that all series of a panel share ("heuristic: bid", "heuristic: tricks") moved
+    to its title; else each panel keeps a legend of its own, below it. Never over the data."""
+    found = [ax.get_legend_handles_labels() for ax in axes]
+    shown = []
+    for ax, value, (_, labels) in zip(axes, values, found):
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+        shared = _shared_part(labels)
+        shown.append(tuple(label[len(shared):] for label in labels))
+        shared = shared.rstrip(" :/")
+        if shared and shared != value:
+            ax.set_title(textwrap.fill(f"{value}: {shared}", 30), fontsize="medium")
+    if not any(len(labels) > 1 for labels in shown):
+        return
+    if len(set(shown)) == 1:
+        fig.legend(found[0][0], shown[0], loc="outside lower center",
+                   ncols=min(4, len(shown[0])), fontsize="small", frameon=False)
+        return
+    for ax, (handles, _), labels in zip(axes, found, shown):
+        if len(labels) > 1:
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.12),
+                      ncols=2, fontsize="small", frameon=False)
+
+
+def _shared_part(labels) -> str:
+    """The start that all of several labels share, up to a separator (": " or " / ")."""
+    if len(labels) < 2:
+        return ""
+    prefix = os.path.commonprefix(list(labels))
+    cut = max(prefix.rfind(": ") + 2, prefix.rfind(" / ") + 3, 0)
+    return prefix[:cut] if cut > 1 else ""

@@ -3,7 +3,7 @@
 ``build_report(results_dir)`` reads the saved runs of an experiment (``spades-sim run`` writes
 them: ``experiment.toml``, ``hands/``, ``games/``) and writes ``reports/<name>/``: ``index.html``
 (the question, the setup, the headline table of ranked findings, key findings with intervals,
-one section per analysis, the runs' metadata), one PNG per figure and one CSV per table beside
+one section per analysis, the runs' metadata), one SVG per figure and one CSV per table beside
 it. Every link is relative, the CSS is inline: the folder opens from disk and can be copied
 anywhere. The folder is built under a temporary name and swapped in whole, so an interrupted
 build never leaves a half-written report. The findings that test a difference are adjusted for

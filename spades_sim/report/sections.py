@@ -148,7 +148,8 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
     accuracy = bid_accuracy(frame)
     ctx.table(section, "accuracy", f"Bid accuracy by configuration and strategy ({mode})",
               accuracy)
-    ctx.figure(section, "accuracy", "Bid accuracy", plots.plot_bid_accuracy, accuracy,
+    ctx.figure(section, "accuracy", "Exact, over and under bids, set contracts",
+               plots.plot_bid_accuracy, accuracy,
                size=(7.5, max(3.5, 0.4 * len(accuracy) + 1.5)))
     spread = tricks_minus_bid(frame)
     ctx.figure(section, "tricks-minus-bid", "Tricks minus bid", plots.plot_tricks_minus_bid,
