@@ -16,7 +16,8 @@ def __getattr__(name):
 
         return getattr(run, name)
     if name in ("win_probability", "win_probability_by_lead"):
-        from .analysis import winprob
+        from .analysis.winprob import win_probability, win_probability_by_lead
 
-        return getattr(winprob, name)
+        return {"win_probability": win_probability,
+                "win_probability_by_lead": win_probability_by_lead}[name]
     raise AttributeError(f"module 'spades_sim' has no attribute {name!r}")
