@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
-from .metrics import RARE_EVENTS, Z95, aggregate, require_columns
+from .metrics import RARE_EVENTS, Z95, require_columns
 
 #: Keys a table can be grouped by: constant within a game, or the side itself.
 BY_KEYS = ("config", "rules", "duplicate", "chunk", "side")
@@ -143,14 +143,21 @@ def _rate_interval(successes: np.ndarray, trials: np.ndarray):
 
 
 def _table(states: pd.DataFrame, cell: list, min_games: int) -> pd.DataFrame:
-    counts = aggregate(states, cell, states=("win", "size"))
-    once = states.drop_duplicates([*cell, "unit"])
-    table = aggregate(once, cell, games=("win", "size"), wins=("win", "sum"),
-                      draws=("draw", "sum"))
-    if len(table):
-        table.insert(len(cell), "states", counts["states"].to_numpy())
-    else:
-        table.insert(len(cell), "states", np.zeros(0, np.int64))
+    """Per cell (sorted): ``states``, and over the distinct units (game and side) in it
+    ``games``, ``wins``, ``draws``; the rates and the win rate's interval."""
+    code = (states.groupby(cell, observed=True, sort=True).ngroup().to_numpy(np.int64)
+            if len(states) else np.zeros(0, np.int64))
+    cells, first = np.unique(code, return_index=True)
+    table = states[cell].iloc[first].reset_index(drop=True)
+    n_cells = len(cells)
+    unit = states["unit"].to_numpy(np.int64)
+    pair = code * (int(unit.max()) + 1 if len(unit) else 1) + unit
+    once = np.unique(pair, return_index=True)[1]  # each unit once per cell
+    table["states"] = np.bincount(code, minlength=n_cells)
+    table["games"] = np.bincount(code[once], minlength=n_cells)
+    for name, column in (("wins", "win"), ("draws", "draw")):
+        values = states[column].to_numpy(np.int64)[once]
+        table[name] = np.bincount(code[once], weights=values, minlength=n_cells)
     table = table.loc[table["games"].to_numpy() >= min_games].reset_index(drop=True)
     games = table["games"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
