@@ -572,10 +572,12 @@ def _win_probability(ctx: Context, section: Section, frame: pd.DataFrame) -> Non
     from ..analysis.winprob import plot_win_probability, win_probability_by_lead
 
     table = win_probability_by_lead(frame, lead_bin=WIN_LEAD_BIN, min_games=WIN_MIN_GAMES)
-    played = []
-    for config in ctx.experiment.configs:
-        specs = " / ".join(dict.fromkeys(str(s.spec()) for s in config.strategies))
-        played.append(f"{config.name}: {specs}")
+    played = {config.name: " / ".join(dict.fromkeys(str(s.spec()) for s in config.strategies))
+              for config in ctx.experiment.configs}
+    if len(set(played.values())) == 1:
+        strategies = f"{next(iter(played.values()))} on every seat of every configuration"
+    else:
+        strategies = "; ".join(f"{name}: {specs}" for name, specs in played.items())
     note = Markup(
         "Whole games. A state is one side at the start of one hand: its score minus the best "
         "opponent's score (the other side's; in cutthroat the highest other score), in bins of "
@@ -586,7 +588,7 @@ def _win_probability(ctx: Context, section: Section, frame: pd.DataFrame) -> Non
         "side-hands seen there); 95% Wilson intervals, exact Clopper-Pearson under 10 wins or "
         "non-wins, treating the games as independent (the two sides of one game can share a "
         "state at equal scores). States reached by fewer than {} games are left out. "
-        "Strategies: {}.").format(WIN_LEAD_BIN, WIN_MIN_GAMES, "; ".join(played))
+        "Strategies: {}.").format(WIN_LEAD_BIN, WIN_MIN_GAMES, strategies)
     ctx.table(section, "win-probability", "Win probability by score lead and hands played "
               "(whole games)", table, note=note)
     configs = list(dict.fromkeys(ctx.ordered(table)["config"].astype(str)))
