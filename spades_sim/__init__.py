@@ -1,7 +1,9 @@
 """spades_sim: Monte Carlo simulation and analytics for Spades.
 
 The two entry points most work starts from: :func:`simulate` (a run straight to a pandas
-DataFrame) and :func:`load_run` (a run folder written by ``spades-sim ... --out DIR``).
+DataFrame) and :func:`load_run` (a run folder written by ``spades-sim ... --out DIR``). From a
+games run's frame, :func:`win_probability` and :func:`win_probability_by_lead` estimate the
+chance of winning a game from a state (``analysis/winprob.py``).
 """
 
 __version__ = "0.1.0"
@@ -13,4 +15,9 @@ def __getattr__(name):
         from . import run
 
         return getattr(run, name)
+    if name in ("win_probability", "win_probability_by_lead"):
+        from .analysis.winprob import win_probability, win_probability_by_lead
+
+        return {"win_probability": win_probability,
+                "win_probability_by_lead": win_probability_by_lead}[name]
     raise AttributeError(f"module 'spades_sim' has no attribute {name!r}")

@@ -469,3 +469,27 @@ def test_duplicate_figure_titles_are_refused(built, tmp_path):
                    table)
     with pytest.raises(ValueError, match="repeats the section's"):
         ctx.figure(first, "c", "Section One", plot, table)
+def test_win_probability_in_the_games_section(built, tmp_path, monkeypatch):
+    folder = built["index"].parent
+    columns = pd.read_csv(folder / "games-win-probability.csv").columns  # 6 games: too few
+    assert list(columns[:5]) == ["config", "hands", "hands_to", "lead", "lead_to"]
+    text = built["index"].read_text()
+    games = text[text.index('id="games"'):]
+    assert "Win probability by score lead and hands played (whole games)" in games
+    assert "counts as not won" in games and "Strategies: classic: heuristic" in games
+    # Every cell kept: the table and a heat map per configuration.
+    from spades_sim.experiment import load_results_experiment
+    from spades_sim.report import sections
+    from spades_sim.report.model import Context, Section
+    from spades_sim.report.results import read_results
+
+    monkeypatch.setattr(sections, "WIN_MIN_GAMES", 1)
+    saved = read_results(built["results"], load_results_experiment(built["results"]))
+    ctx = Context(saved.experiment, built["results"], tmp_path)
+    section = Section("games", "Whole games", "")
+    sections._win_probability(ctx, section, ctx.frame("games"))
+    table = pd.read_csv(tmp_path / "games-win-probability.csv")
+    assert set(table["config"]) == {"classic", "aggr=1", "jokers", "three"}
+    assert (table["games"] >= 1).all() and table["win_rate"].between(0, 1).all()
+    figures = [name for name in ctx.files if not name.endswith(".csv")]
+    assert len(figures) == 4 and all((tmp_path / name).exists() for name in figures)

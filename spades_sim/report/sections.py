@@ -342,6 +342,7 @@ def _games(ctx: Context, section: Section) -> None:
                 "to {:.1f}) over {:,} games; {}; {}.").format(
                 code(row["config"]), row["mean_hands"], row["mean_hands_low"],
                 row["mean_hands_high"], int(row["games"]), draws, wins))
+    _win_probability(ctx, section, frame)
 
 
 def _pct(value) -> str:
@@ -558,3 +559,52 @@ def _side_scores(ctx: Context, section: Section) -> None:
                              "win_rate_low": float(row["win_low"]),
                              "win_rate_high": float(row["win_high"])})
         ctx.table(section, "wins", "Wins per side in whole games", pd.DataFrame(rows))
+
+
+# -- win probability from a game state (a part of the games section) -----------------------------
+#: The report's margin view: lead bins of 50 points, cells reached by at least 30 games.
+WIN_LEAD_BIN, WIN_MIN_GAMES = 50, 30
+
+
+def _win_probability(ctx: Context, section: Section, frame: pd.DataFrame) -> None:
+    """The win-probability table by score lead and hands played
+    (``analysis.winprob.win_probability_by_lead``), its heat map (one per configuration) and
+    one finding for the baseline: a side trailing by 51 to 100 points after 5 hands."""
+    from ..analysis.winprob import plot_win_probability, win_probability_by_lead
+
+    table = win_probability_by_lead(frame, lead_bin=WIN_LEAD_BIN, min_games=WIN_MIN_GAMES)
+    played = {config.name: " / ".join(dict.fromkeys(str(s.spec()) for s in config.strategies))
+              for config in ctx.experiment.configs}
+    if len(set(played.values())) == 1:
+        strategies = f"{next(iter(played.values()))} on every seat of every configuration"
+    else:
+        strategies = "; ".join(f"{name}: {specs}" for name, specs in played.items())
+    note = Markup(
+        "Whole games. A state is one side at the start of one hand: its score minus the best "
+        "opponent's score (the other side's; in cutthroat the highest other score), in bins of "
+        "{} points (lead from 0: ahead by 0 to 49; from -100: behind by 51 to 100), and the "
+        "hands already played. win rate: the share of the games reaching the state that the "
+        "side went on to win; a draw (a tie, or the hand cap reached) counts as not won and is "
+        "shown apart (draw rate). Each game counts once per state and side (states: the "
+        "side-hands seen there); 95% Wilson intervals, exact Clopper-Pearson under 10 wins or "
+        "non-wins, treating the games as independent (the two sides of one game can share a "
+        "state at equal scores). States reached by fewer than {} games are left out. "
+        "Strategies: {}.").format(WIN_LEAD_BIN, WIN_MIN_GAMES, strategies)
+    ctx.table(section, "win-probability", "Win probability by score lead and hands played "
+              "(whole games)", table, note=note)
+    configs = list(dict.fromkeys(ctx.ordered(table)["config"].astype(str)))
+    for number, name in enumerate(configs):
+        part = table[table["config"].astype(str) == name]
+        ctx.figure(section, f"win-probability-{number}", f"Win probability: {name}",
+                   plot_win_probability, part, size=(7.5, 4.8))
+    baseline = ctx.experiment.baseline if ctx.experiment.baseline in configs else (
+        configs[0] if configs else None)
+    cell = table[(table["config"].astype(str) == baseline) & (table["hands"] == 5)
+                 & (table["hands_to"] == 6) & (table["lead"] == -100)]
+    if WIN_LEAD_BIN == 50 and len(cell):
+        row = cell.iloc[0]
+        section.findings.append(Markup(
+            "In whole games under {}, a side trailing by 51 to 100 points after 5 hands went "
+            "on to win {} of the {:,} games that reached that state.").format(
+            code(baseline), _interval(row["win_rate"], row["win_rate_low"],
+                                      row["win_rate_high"], "rate"), int(row["games"])))
