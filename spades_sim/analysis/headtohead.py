@@ -478,8 +478,9 @@ def variant_effect_differences(frame: pd.DataFrame, rules_by_config, baseline) -
     if not len(hands):
         return pd.DataFrame(columns=columns)
     names = side_names(hands)
-    single = {c: n[0] for c, n in names.items()
-              if c in rules_by_config and len(set(n)) == 1 and " / " not in n[0]}
+    single = {c: names[c][0] for c in _ordered_configs(hands, rules_by_config)
+              if c in rules_by_config and c in names and len(set(names[c])) == 1
+              and " / " not in names[c][0]}
     base = {}
     for config, strategy in single.items():
         if rules_by_config[config] == base_rules:
