@@ -681,6 +681,8 @@ def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
                                digits)
     amount = amount.replace("higher", "more").replace("lower", "fewer" if scale != 1.0
                                                               else "less")
+    if row["estimate"] == "seat_balanced":
+        units = f"{units} in each seating"
     draws = ""
     if row["mode"] == "games":
         draws = Markup("; {} won {:,}, {} {:,}, {:,} drawn").format(
@@ -693,15 +695,15 @@ def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
              "digits": digits}
     if row["diff_low"] <= 0 <= row["diff_high"]:
         ctx.claim(section, Markup(
-            "In {} under {}, {} and {} are not distinguishable head to head ({} {}: {:+.{d}f}"
-            "{}, {}), over {:,} {}{}.").format(
-            MODE_WORDS[row["mode"]], where, a, b, a, "minus " + str(row["strategy_b"]),
+            "Under {}, in {}, {} and {} are not distinguishable head to head ({} {}: "
+            "{:+.{d}f}{}, {}), over {:,} {}{}.").format(
+            where, MODE_WORDS[row["mode"]], a, b, a, "minus " + str(row["strategy_b"]),
             row["diff"] * scale, unit, interval, int(row["n"]), units, draws, d=digits),
             **claim)
     else:
         ctx.claim(section, Markup(
-            "In {} under {}, {} {} {} than {} head to head ({}), over {:,} {}{}.").format(
-            MODE_WORDS[row["mode"]], where, a, what, amount, b, interval, int(row["n"]), units,
+            "Under {}, in {}, {} {} {} than {} head to head ({}), over {:,} {}{}.").format(
+            where, MODE_WORDS[row["mode"]], a, what, amount, b, interval, int(row["n"]), units,
             draws), **claim)
     if row["estimate"] == "seat_balanced" and row["seat_advantage_low"] == row[
             "seat_advantage_low"]:
@@ -727,13 +729,18 @@ def _claim_did(ctx: Context, section: Section, row) -> None:
     pairing = (Markup("paired on {:,} shared {}").format(int(row["n"]), units)
                if row["pairing"] == "paired" else Markup("independent samples"))
     balanced = " (seat-balanced)" if row["estimate"] == "seat_balanced" else ""
+    if row["did_low"] <= 0 <= row["did_high"]:
+        verdict = Markup("not distinguishable between the two ({:+.{d}f}{}, {}; {})").format(
+            row["did"] * scale, unit, interval, pairing, d=digits)
+    else:
+        verdict = Markup("{} under {} ({}; {})").format(amount, code(row["variant_rules"]),
+                                                        interval, pairing)
     ctx.claim(section, Markup(
         "In {}, {} minus {} head to head{} is {:+.{d}f}{} under {} ({}) and {:+.{d}f} under "
-        "{} ({}): {} under {} ({}; {}).").format(
+        "{} ({}): {}.").format(
         MODE_WORDS[row["mode"]], a, b, balanced, row["variant_diff"] * scale, unit,
         code(row["variant_rules"]), code(row["variant"]), row["baseline_diff"] * scale,
-        code(row["baseline_rules"]), code(row["baseline"]), amount,
-        code(row["variant_rules"]), interval, pairing, d=digits),
+        code(row["baseline_rules"]), code(row["baseline"]), verdict, d=digits),
         label=(f"{row['strategy_a']} vs {row['strategy_b']}: {row['variant_rules']} minus "
                f"{row['baseline_rules']}{balanced}, {row['metric'].replace('_', ' ')} "
                f"({row['mode']})"),
