@@ -15,6 +15,7 @@ from ..analysis.effects import game_effects, paired_effects
 from ..analysis.headtohead import (
     differences_in_differences,
     head_to_head,
+    rules_text,
     variant_effect_differences,
 )
 from ..analysis.metrics import t_test_p
@@ -568,7 +569,10 @@ def _side_scores(ctx: Context, section: Section) -> None:
 #: How the head-to-head findings state each metric: (unit, scale, digits, what one unit is).
 H2H_UNITS = {"score": (" points per hand", 1.0, 1, "deals"),
              "final_score": (" points per game", 1.0, 1, "games"),
-             "win_share": (" percentage points of the games won", 100.0, 1, "games")}
+             "win_share": (" percentage points", 100.0, 1, "games")}
+#: How the findings name a metric.
+H2H_WORDS = {"score": "the score per hand", "final_score": "the final score",
+             "win_share": "the share of games won"}
 H2H_CLAIMED = ("score", "win_share")  # final scores are in the table only
 
 
@@ -671,12 +675,13 @@ def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
     unit, scale, digits, units = H2H_UNITS[row["metric"]]
     a, b = code(row["strategy_a"]), code(row["strategy_b"])
     what = "scores" if row["metric"] == "score" else "wins"
+    config_rules = rules[row["config"]]
     if row["estimate"] == "seat_balanced":
         where = Markup("{} and its mirror {} (both seatings, {})").format(
-            code(row["config"]), code(row["mirror"]), rules[row["config"]].preset_name)
+            code(row["config"]), code(row["mirror"]), rules_text(config_rules))
     else:
-        where = Markup("{} ({}; {} on side 0's seats)").format(
-            code(row["config"]), rules[row["config"]].preset_name, a)
+        where = Markup("{} ({}; {} in {})").format(
+            code(row["config"]), rules_text(config_rules), a, _first_seats(config_rules))
     amount, interval = _signed(row["diff"], row["diff_low"], row["diff_high"], unit, scale,
                                digits)
     amount = amount.replace("higher", "more").replace("lower", "fewer" if scale != 1.0
@@ -700,6 +705,12 @@ def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
             where, MODE_WORDS[row["mode"]], a, b, a, "minus " + str(row["strategy_b"]),
             row["diff"] * scale, unit, interval, int(row["n"]), units, draws, d=digits),
             **claim)
+    elif row["metric"] == "win_share":
+        ctx.claim(section, Markup(
+            "Under {}, in {}, {} wins {} of the games head to head and {} {}: {} for {} ({}), "
+            "over {:,} {}{}.").format(
+            where, MODE_WORDS[row["mode"]], a, _pct(row["a_mean"]), b, _pct(row["b_mean"]),
+            amount, a, interval, int(row["n"]), units, draws), **claim)
     else:
         ctx.claim(section, Markup(
             "Under {}, in {}, {} {} {} than {} head to head ({}), over {:,} {}{}.").format(
@@ -710,9 +721,12 @@ def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
         shown = _digits(row["seat_advantage_low"] * scale, row["seat_advantage_high"] * scale,
                         digits)
         ctx.claim(section, Markup(
-            "With {} and {} balanced over both seatings under {}, side 0's seats are worth "
-            "{:+.{d}f}{} against side 1's (95% CI {:+.{d}f} to {:+.{d}f}) in {}.").format(
-            a, b, code(row["config"]), row["seat_advantage"] * scale, unit,
+            "With {} and {} balanced over both seatings ({} and {}), sitting in {} rather "
+            "than the other seats is worth {:+.{d}f}{}{} (95% CI {:+.{d}f} to {:+.{d}f}) "
+            "in {}.").format(
+            a, b, code(row["config"]), code(row["mirror"]), _first_seats(config_rules),
+            row["seat_advantage"] * scale, unit,
+            " of the games won" if row["metric"] == "win_share" else "",
             row["seat_advantage_low"] * scale, row["seat_advantage_high"] * scale,
             MODE_WORDS[row["mode"]], d=shown),
             label=f"side-0 seat advantage under {row['config']}: "
@@ -720,6 +734,14 @@ def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
             effect=row["seat_advantage"], low=row["seat_advantage_low"],
             high=row["seat_advantage_high"], p=row["seat_advantage_p"], unit=unit, scale=scale,
             digits=digits)
+
+
+def _first_seats(rules) -> str:
+    """The seats of a configuration's first side, for findings: ``seats 0 and 2``."""
+    seats = [seat for seat in range(rules.players)
+             if (seat % 2 if rules.partnership else seat) == 0]
+    return (f"seat {seats[0]}" if len(seats) == 1
+            else "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}")
 
 
 def _claim_did(ctx: Context, section: Section, row) -> None:
@@ -736,9 +758,10 @@ def _claim_did(ctx: Context, section: Section, row) -> None:
         verdict = Markup("{} under {} ({}; {})").format(amount, code(row["variant_rules"]),
                                                         interval, pairing)
     ctx.claim(section, Markup(
-        "In {}, {} minus {} head to head{} is {:+.{d}f}{} under {} ({}) and {:+.{d}f} under "
-        "{} ({}): {}.").format(
-        MODE_WORDS[row["mode"]], a, b, balanced, row["variant_diff"] * scale, unit,
+        "In {}, {} minus {} head to head{} in {} is {:+.{d}f}{} under {} ({}) and {:+.{d}f} "
+        "under {} ({}): {}.").format(
+        MODE_WORDS[row["mode"]], a, b, balanced, H2H_WORDS[row["metric"]],
+        row["variant_diff"] * scale, unit,
         code(row["variant_rules"]), code(row["variant"]), row["baseline_diff"] * scale,
         code(row["baseline_rules"]), code(row["baseline"]), verdict, d=digits),
         label=(f"{row['strategy_a']} vs {row['strategy_b']}: {row['variant_rules']} minus "
