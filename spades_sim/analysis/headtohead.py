@@ -56,6 +56,18 @@ def _ordered_configs(frame: pd.DataFrame, rules_by_config) -> list[str]:
     return order + [c for c in present if c not in order]
 
 
+def _config_mask(frame: pd.DataFrame):
+    """``mask(name)``: the rows of configuration ``name`` (on the category codes when the column
+    is categorical: no string copy of a frame of millions of rows)."""
+    column = frame["config"]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        position = {str(c): i for i, c in enumerate(column.cat.categories)}
+        codes = column.cat.codes.to_numpy()
+        return lambda name: codes == position.get(name, -2)
+    values = column.astype(str).to_numpy()
+    return lambda name: values == name
+
+
 def side_names(frame: pd.DataFrame) -> dict[str, tuple[str, ...]]:
     """Configuration -> the name of each side (in side order): its strategies, sorted and
     joined by ``" / "``.
@@ -190,7 +202,7 @@ def head_to_head(frame: pd.DataFrame, rules_by_config=None, balance: bool = True
     rules_by_config = dict(rules_by_config or {})
     order = [c for c in _ordered_configs(frame, rules_by_config) if c in pairs]
     game_id = frame["game_id"].to_numpy()
-    config_codes = frame["config"].astype(str).to_numpy() if order else None
+    of_config = _config_mask(frame) if order else None
     rows, unit_parts = [], []
     for mode in ("hands", "games"):
         in_mode = (game_id == -1) if mode == "hands" else (game_id >= 0)
@@ -200,7 +212,7 @@ def head_to_head(frame: pd.DataFrame, rules_by_config=None, balance: bool = True
             require_columns(frame, ["score_before", "game_over", "game_winner"], "head_to_head")
         per_config = {}
         for config in order:
-            part = frame.loc[in_mode & (config_codes == config)]
+            part = frame.loc[in_mode & of_config(config)]
             if not len(part):
                 continue
             values, counts = _per_unit(part, mode)
@@ -473,11 +485,11 @@ def variant_effect_differences(frame: pd.DataFrame, rules_by_config, baseline) -
     columns = ["variant_rules", "baseline_rules", "strategy_1", "strategy_2", "variant_1",
                "baseline_1", "variant_2", "baseline_2", "n", "effect_1", "effect_2", "did",
                "did_low", "did_high", "did_p"]
-    hands = frame.loc[(frame["game_id"].to_numpy() == -1)
-                      & ~frame["duplicate"].to_numpy(dtype=bool)]
-    if not len(hands):
+    first = (frame["game_id"].to_numpy() == -1) & ~frame["duplicate"].to_numpy(dtype=bool)
+    if not first.any():
         return pd.DataFrame(columns=columns)
-    names = side_names(hands)
+    names = side_names(frame.loc[first, ["config", "side", "strategy"]])
+    hands = frame
     single = {c: names[c][0] for c in _ordered_configs(hands, rules_by_config)
               if c in rules_by_config and c in names and len(set(names[c])) == 1
               and " / " not in names[c][0]}
@@ -497,7 +509,8 @@ def variant_effect_differences(frame: pd.DataFrame, rules_by_config, baseline) -
     needed |= {base[s] for configs in variants.values() for s in configs}
     if not needed:
         return pd.DataFrame(columns=columns)
-    keep = hands["config"].astype(str).isin(needed).to_numpy()
+    of_config = _config_mask(hands)
+    keep = first & np.logical_or.reduce([of_config(c) for c in needed])
     part = hands.loc[keep]
     one = part["seat"].to_numpy() == part["side"].to_numpy()
     scores = part.loc[one, ["config", "hand_id"]].copy()
