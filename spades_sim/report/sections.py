@@ -606,7 +606,8 @@ def _head_to_head(ctx: Context, section: Section) -> None:
         "of A minus B over both seatings (each strategy held both sides' cards, so card luck "
         "cancels), and the side-0 advantage what the seats were worth with the strategies "
         "balanced. Differences-in-differences: a pair's head-to-head difference under a rule "
-        "variant minus the same under the baseline rules of {}, paired by deal or game where "
+        "variant minus the same under the rules of the baseline configuration {}, paired by "
+        "deal or game where "
         "the two configurations have as many players (the same shuffles), else independent; "
         "the table says which.").format(code(baseline)))
     ctx.table(section, "head-to-head", "Head to head: side A minus side B within a "
