@@ -12,6 +12,12 @@ from markupsafe import Markup
 from ..analysis import plots
 from ..analysis.bids import bid_accuracy, bid_calibration, tricks_minus_bid
 from ..analysis.effects import game_effects, paired_effects
+from ..analysis.headtohead import (
+    differences_in_differences,
+    head_to_head,
+    rules_text,
+    variant_effect_differences,
+)
 from ..analysis.metrics import t_test_p
 from ..analysis.nil import (
     nil_by_feature,
@@ -384,6 +390,7 @@ def _strategies(ctx: Context, section: Section) -> None:
         _tournament(ctx, section)
     if ctx.experiment.modes:
         _side_scores(ctx, section)
+        _head_to_head(ctx, section)
 
 
 _SCORED = {"games": "final scores, the mean over the board's two games",
@@ -608,3 +615,207 @@ def _win_probability(ctx: Context, section: Section, frame: pd.DataFrame) -> Non
             "on to win {} of the {:,} games that reached that state.").format(
             code(baseline), _interval(row["win_rate"], row["win_rate_low"],
                                       row["win_rate_high"], "rate"), int(row["games"])))
+#: How the head-to-head findings state each metric: (unit, scale, digits, what one unit is).
+H2H_UNITS = {"score": (" points per hand", 1.0, 1, "deals"),
+             "final_score": (" points per game", 1.0, 1, "games"),
+             "win_share": (" percentage points", 100.0, 1, "games")}
+#: How the findings name a metric.
+H2H_WORDS = {"score": "the score per hand", "final_score": "the final score",
+             "win_share": "the share of games won"}
+H2H_CLAIMED = ("score", "win_share")  # final scores are in the table only
+
+
+def _head_to_head(ctx: Context, section: Section) -> None:
+    """The head-to-head configurations (two sides, different strategies) analysed as such
+    (``analysis.headtohead``): A minus B within each, seat-balanced with a mirrored
+    configuration, and differences-in-differences across rule variants."""
+    rules = ctx.rules
+    tables, units = [], []
+    for mode in ctx.experiment.modes:
+        table, unit = head_to_head(ctx.frame(mode), rules, units=True)
+        tables.append(table)
+        units.append(unit)
+    h2h = pd.concat([t for t in tables if len(t)], ignore_index=True) if any(
+        len(t) for t in tables) else None
+    if h2h is None:
+        return
+    unit_frame = pd.concat([u for u in units if len(u)], ignore_index=True)
+    baseline = ctx.experiment.baseline or ctx.experiment.configs[0].name
+    section.notes.append(Markup(
+        "Head to head: in a configuration whose two sides play different strategies, side A "
+        "(the strategies of side 0's seats) minus side B, paired within the configuration: in "
+        "independent hands, per deal, A's score change minus B's; in whole games, per game, A's "
+        "final score minus B's, and the share of all games A won minus the share B won (+1, -1 "
+        "or 0 for a draw per game; the draws are counted apart), each with a 95% t interval "
+        "over the deals or games. The engine rotates the deal (hand h is dealt by seat h mod "
+        "players; in games the first dealer is drawn and the deal passes left) and deals at "
+        "random, so neither side sits in a favoured seat. Where the experiment also seats the "
+        "two strategies the other way round under the same rules (the mirror), the two play "
+        "the same deals and are paired deal by deal: the seat-balanced difference is the mean "
+        "of A minus B over both seatings (each strategy held both sides' cards, so card luck "
+        "cancels), and the side-0 advantage what the seats were worth with the strategies "
+        "balanced. Differences-in-differences: a pair's head-to-head difference under a rule "
+        "variant minus the same under the rules of the baseline configuration {}, paired by "
+        "deal or game where "
+        "the two configurations have as many players (the same shuffles), else independent; "
+        "the table says which.").format(code(baseline)))
+    ctx.table(section, "head-to-head", "Head to head: side A minus side B within a "
+              "configuration", h2h,
+              note="estimate within: the configuration alone (A on side 0); seat_balanced: "
+                   "with its mirror (B on side 0), paired on the same deals, with the side-0 "
+                   "advantage (seat_advantage). n: deals (hands) or games (a duplicate run's two "
+                   "plays of a deal are one unit); a_mean, b_mean: per unit, the side's hand "
+                   "score, final score or share of games won; diff: A minus B with its 95% t "
+                   "interval and t-test p-value; draws and A's win rate of the decisive games "
+                   "(Wilson) in games.")
+    balanced = {(r["config"], r["mode"], r["metric"]) for r in h2h.to_dict(orient="records")
+                if r["estimate"] == "seat_balanced"}
+    mirrors = {(r["mirror"], r["mode"], r["metric"]) for r in h2h.to_dict(orient="records")
+               if r["estimate"] == "seat_balanced"}
+    for row in ctx.ordered(h2h).to_dict(orient="records"):
+        key = (row["config"], row["mode"], row["metric"])
+        if row["metric"] not in H2H_CLAIMED or row["n"] < 2:
+            continue
+        if row["estimate"] == "within" and (key in balanced or key in mirrors):
+            continue  # the seat-balanced row speaks for the pair
+        _claim_head_to_head(ctx, section, row, rules)
+    base_rules = rules.get(baseline)
+    if base_rules is None:
+        return
+    did = differences_in_differences(h2h, rules, base_rules, units=unit_frame)
+    if len(did):
+        ctx.table(section, "head-to-head-did", "Head to head under a rule variant minus under "
+                  "the baseline rules (differences-in-differences)", did,
+                  note="variant_diff and baseline_diff: the pair's head-to-head difference A "
+                       "minus B in the two configurations; did: their difference with its 95% "
+                       "interval: paired, per deal or game on the same shuffles (t interval), "
+                       "or independent (normal interval of the two standard errors).")
+        for row in did.to_dict(orient="records"):
+            key = (row["variant"], row["mode"], row["metric"])
+            if row["metric"] not in H2H_CLAIMED or (row["estimate"] == "within" and (
+                    key in balanced or key in mirrors)):
+                continue  # the seat-balanced row speaks for a mirrored pair
+            _claim_did(ctx, section, row)
+    if "hands" in ctx.experiment.modes:
+        effects = variant_effect_differences(ctx.frame("hands"), rules, base_rules)
+        if len(effects):
+            ctx.table(section, "variant-by-strategy", "A rule variant's effect with one "
+                      "strategy minus its effect with another (independent hands)", effects,
+                      note="per deal, the mean score per side-hand of the table where every "
+                           "seat plays the strategy, under the variant minus under the "
+                           "baseline rules (effect_1, effect_2: their means); did: effect_1 "
+                           "minus effect_2 with its 95% t interval over the shared deals.")
+            for row in effects.to_dict(orient="records"):
+                amount, interval = _signed(row["did"], row["did_low"], row["did_high"],
+                                           " points per side and hand")
+                ctx.claim(section, Markup(
+                    "In independent hands, {} changes the mean score per side and hand of a "
+                    "table of {} by {:+.1f} points and of a table of {} by {:+.1f} (against "
+                    "{}): the effect is {} with {} ({}), on {:,} shared deals.").format(
+                    code(row["variant_rules"]), code(row["strategy_1"]), row["effect_1"],
+                    code(row["strategy_2"]), row["effect_2"], code(row["baseline_rules"]),
+                    amount, code(row["strategy_1"]), interval, int(row["n"])),
+                    label=(f"{row['variant_rules']} vs {row['baseline_rules']}: effect with "
+                           f"{row['strategy_1']} minus with {row['strategy_2']} (hands)"),
+                    effect=row["did"], low=row["did_low"], high=row["did_high"],
+                    p=row["did_p"], unit=" points per side and hand")
+
+
+def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
+    unit, scale, digits, units = H2H_UNITS[row["metric"]]
+    a, b = code(row["strategy_a"]), code(row["strategy_b"])
+    what = "scores" if row["metric"] == "score" else "wins"
+    config_rules = rules[row["config"]]
+    if row["estimate"] == "seat_balanced":
+        where = Markup("{} and its mirror {} (both seatings, {})").format(
+            code(row["config"]), code(row["mirror"]), rules_text(config_rules))
+    else:
+        where = Markup("{} ({}; {} in {})").format(
+            code(row["config"]), rules_text(config_rules), a, _first_seats(config_rules))
+    amount, interval = _signed(row["diff"], row["diff_low"], row["diff_high"], unit, scale,
+                               digits)
+    amount = amount.replace("higher", "more").replace("lower", "fewer" if scale != 1.0
+                                                              else "less")
+    if row["estimate"] == "seat_balanced":
+        units = f"{units} in each seating"
+    draws = ""
+    if row["mode"] == "games":
+        draws = Markup("; {} won {:,}, {} {:,}, {:,} drawn").format(
+            a, int(row["a_wins"]), b, int(row["b_wins"]), int(row["draws"]))
+    label = (f"{row['strategy_a']} vs {row['strategy_b']} head to head under {row['config']}"
+             f"{' (seat-balanced)' if row['estimate'] == 'seat_balanced' else ''}: "
+             f"{row['metric'].replace('_', ' ')} ({row['mode']})")
+    claim = {"label": label, "effect": row["diff"], "low": row["diff_low"],
+             "high": row["diff_high"], "p": row["diff_p"], "unit": unit, "scale": scale,
+             "digits": digits}
+    if row["diff_low"] <= 0 <= row["diff_high"]:
+        ctx.claim(section, Markup(
+            "Under {}, in {}, {} and {} are not distinguishable head to head ({} {}: "
+            "{:+.{d}f}{}, {}), over {:,} {}{}.").format(
+            where, MODE_WORDS[row["mode"]], a, b, a, "minus " + str(row["strategy_b"]),
+            row["diff"] * scale, unit, interval, int(row["n"]), units, draws, d=digits),
+            **claim)
+    elif row["metric"] == "win_share":
+        ctx.claim(section, Markup(
+            "Under {}, in {}, {} wins {} of the games head to head and {} {}: {} for {} ({}), "
+            "over {:,} {}{}.").format(
+            where, MODE_WORDS[row["mode"]], a, _pct(row["a_mean"]), b, _pct(row["b_mean"]),
+            amount, a, interval, int(row["n"]), units, draws), **claim)
+    else:
+        ctx.claim(section, Markup(
+            "Under {}, in {}, {} {} {} than {} head to head ({}), over {:,} {}{}.").format(
+            where, MODE_WORDS[row["mode"]], a, what, amount, b, interval, int(row["n"]), units,
+            draws), **claim)
+    if row["estimate"] == "seat_balanced" and row["seat_advantage_low"] == row[
+            "seat_advantage_low"]:
+        shown = _digits(row["seat_advantage_low"] * scale, row["seat_advantage_high"] * scale,
+                        digits)
+        ctx.claim(section, Markup(
+            "With {} and {} balanced over both seatings ({} and {}), sitting in {} rather "
+            "than the other seats is worth {:+.{d}f}{}{} (95% CI {:+.{d}f} to {:+.{d}f}) "
+            "in {}.").format(
+            a, b, code(row["config"]), code(row["mirror"]), _first_seats(config_rules),
+            row["seat_advantage"] * scale, unit,
+            " of the games won" if row["metric"] == "win_share" else "",
+            row["seat_advantage_low"] * scale, row["seat_advantage_high"] * scale,
+            MODE_WORDS[row["mode"]], d=shown),
+            label=f"side-0 seat advantage under {row['config']}: "
+                  f"{row['metric'].replace('_', ' ')} ({row['mode']})",
+            effect=row["seat_advantage"], low=row["seat_advantage_low"],
+            high=row["seat_advantage_high"], p=row["seat_advantage_p"], unit=unit, scale=scale,
+            digits=digits)
+
+
+def _first_seats(rules) -> str:
+    """The seats of a configuration's first side, for findings: ``seats 0 and 2``."""
+    seats = [seat for seat in range(rules.players)
+             if (seat % 2 if rules.partnership else seat) == 0]
+    return (f"seat {seats[0]}" if len(seats) == 1
+            else "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}")
+
+
+def _claim_did(ctx: Context, section: Section, row) -> None:
+    unit, scale, digits, units = H2H_UNITS[row["metric"]]
+    a, b = code(row["strategy_a"]), code(row["strategy_b"])
+    amount, interval = _signed(row["did"], row["did_low"], row["did_high"], unit, scale, digits)
+    pairing = (Markup("paired on {:,} shared {}").format(int(row["n"]), units)
+               if row["pairing"] == "paired" else Markup("independent samples"))
+    balanced = " (seat-balanced)" if row["estimate"] == "seat_balanced" else ""
+    if row["did_low"] <= 0 <= row["did_high"]:
+        verdict = Markup("not distinguishable between the two ({:+.{d}f}{}, {}; {})").format(
+            row["did"] * scale, unit, interval, pairing, d=digits)
+    else:
+        verdict = Markup("{} under {} ({}; {})").format(amount, code(row["variant_rules"]),
+                                                        interval, pairing)
+    ctx.claim(section, Markup(
+        "In {}, {} minus {} head to head{} in {} is {:+.{d}f}{} under {} ({}) and {:+.{d}f} "
+        "under {} ({}): {}.").format(
+        MODE_WORDS[row["mode"]], a, b, balanced, H2H_WORDS[row["metric"]],
+        row["variant_diff"] * scale, unit,
+        code(row["variant_rules"]), code(row["variant"]), row["baseline_diff"] * scale,
+        code(row["baseline_rules"]), code(row["baseline"]), verdict, d=digits),
+        label=(f"{row['strategy_a']} vs {row['strategy_b']}: {row['variant_rules']} minus "
+               f"{row['baseline_rules']}{balanced}, {row['metric'].replace('_', ' ')} "
+               f"({row['mode']})"),
+        effect=row["did"], low=row["did_low"], high=row["did_high"], p=row["did_p"], unit=unit,
+        scale=scale, digits=digits)
