@@ -1,5 +1,6 @@
 """Executing a run into its folder: the missing chunks, on joblib's processes or a Dask cluster,
-with progress; the kernels compiled once before the workers start. Options are checked and the
+with progress; the kernels compiled once before the workers start (on a Dask cluster, loaded by
+every worker before its first chunk: ``dask_warm.py``). Options are checked and the
 scheduler reached before anything is written; the run's share of chunks is locked while it
 plays (``locks.claim_share``), and workers stop when that lock's holder is gone.
 """
@@ -132,10 +133,10 @@ def _execute(spec, out, writer, jobs, backend, client, shard, quiet) -> dict:
     total_units = sum(spec.chunk_range(c)[1] for c in mine)
     done_units = total_units - sum(spec.chunk_range(c)[1] for c in pending)
     warmup = time.perf_counter()
-    if backend == "loky" and jobs > 1:
-        search = any(strategy.kind.name == "mc" for config in spec.configs
-                     for strategy in config.strategies)
-        _warm_in_subprocess(spec.games_mode, search, spec.par)
+    needs = _kernel_needs(spec)
+    if pending and ((backend == "loky" and jobs > 1) or (backend == "dask" and client is None)):
+        # (a local Dask cluster's workers share this machine's numba cache too)
+        _warm_in_subprocess(*needs)
     warmup = time.perf_counter() - warmup
     progress = Progress(total_units, spec.unit_name, done_units, quiet)
     started = time.perf_counter()
@@ -143,7 +144,7 @@ def _execute(spec, out, writer, jobs, backend, client, shard, quiet) -> dict:
         if pending:
             run_hash = read_meta(out)["identity_sha256"]
             tasks = [(spec, out, chunk, writer, run_hash) for chunk in pending]
-            for chunk, count in _run_chunks(tasks, jobs, backend, client):
+            for chunk, count in _run_chunks(tasks, jobs, backend, client, needs):
                 if count == 0:
                     raise RunError(f"{out}: chunk {chunk} was abandoned: its worker no longer "
                                    f"saw this run's lock {writer.lock_name} (was it removed?)")
@@ -186,6 +187,26 @@ def _connect(scheduler: str):
                        f"of a running Dask scheduler, such as tcp://host:8786")
 
 
+def _kernel_needs(spec: RunSpec) -> tuple[bool, bool, bool]:
+    """``(games, search, par)``: which entry kernels the run plays (:func:`warm_kernels`)."""
+    search = any(strategy.kind.name == "mc" for config in spec.configs
+                 for strategy in config.strategies)
+    return spec.games_mode, search, bool(spec.par)
+
+
+def _warm_dask_workers(client, needs) -> None:
+    """Load the run's kernels on every Dask worker before any chunk is submitted: one worker
+    first (on a numba cache shared by the workers, it alone compiles what the cache lacks),
+    then every worker through the :class:`~spades_sim.run.dask_warm.WarmKernels` plug-in,
+    which also warms any worker that joins later."""
+    from .dask_warm import WarmKernels
+
+    workers = list(client.scheduler_info().get("workers", {}))
+    if workers:
+        client.run(warm_kernels, *needs, workers=workers[:1])
+    client.register_plugin(WarmKernels(*needs))
+
+
 def warm_kernels(games: bool = False, search: bool = False, par: bool = False) -> None:
     """Compile the entry kernel of hands (or of ``games``), and with ``search`` the one that
     plays ``mc`` seats too, and with ``par`` the double-dummy solver's, or load them from
@@ -217,7 +238,7 @@ def _write(task):
     return write_chunk(*task)
 
 
-def _run_chunks(tasks, jobs, backend, client):
+def _run_chunks(tasks, jobs, backend, client, needs=(False, False, False)):
     """``(chunk, units)`` of every task as it finishes (``units`` 0: abandoned)."""
     from joblib import Parallel, delayed, parallel_config
 
@@ -240,6 +261,7 @@ def _run_chunks(tasks, jobs, backend, client):
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True)
         client = Client(cluster)
     try:
+        _warm_dask_workers(client, needs)
         with parallel_config(backend="dask", n_jobs=-1):
             yield from Parallel(return_as="generator_unordered")(calls)
     finally:
