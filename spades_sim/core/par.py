@@ -19,8 +19,9 @@ PAR_COLUMNS = tuple(PAR_TYPES)
 #: The only columns of a run that may hold missing values.
 NULLABLE_COLUMNS = ("par_nil_safe",)
 #: The cards column of a run played with ``--cards``: ``cards`` (int64), the seat's cards as
-#: dealt (before any exchange), a bitboard with bit ``card`` set for each card held
-#: (``core/cards.py``: card indices 0..53, so never negative): about 8 bytes a row.
+#: dealt (with ``deal = draw``, after the draw; before any exchange), a bitboard with bit
+#: ``card`` set for each card held (``core/cards.py``: card indices 0..53, so never
+#: negative): about 8 bytes a row.
 CARDS_TYPES = {"cards": "int64"}
 
 
