@@ -144,7 +144,7 @@ def _execute(spec, out, writer, jobs, backend, client, shard, quiet) -> dict:
         if pending:
             run_hash = read_meta(out)["identity_sha256"]
             tasks = [(spec, out, chunk, writer, run_hash) for chunk in pending]
-            for chunk, count in _run_chunks(tasks, jobs, backend, client, needs):
+            for chunk, count in _run_chunks(tasks, jobs, backend, client):
                 if count == 0:
                     raise RunError(f"{out}: chunk {chunk} was abandoned: its worker no longer "
                                    f"saw this run's lock {writer.lock_name} (was it removed?)")
@@ -238,7 +238,7 @@ def _write(task):
     return write_chunk(*task)
 
 
-def _run_chunks(tasks, jobs, backend, client, needs=(False, False, False)):
+def _run_chunks(tasks, jobs, backend, client):
     """``(chunk, units)`` of every task as it finishes (``units`` 0: abandoned)."""
     from joblib import Parallel, delayed, parallel_config
 
@@ -261,7 +261,7 @@ def _run_chunks(tasks, jobs, backend, client, needs=(False, False, False)):
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True)
         client = Client(cluster)
     try:
-        _warm_dask_workers(client, needs)
+        _warm_dask_workers(client, _kernel_needs(tasks[0][0]))  # (every task has the spec)
         with parallel_config(backend="dask", n_jobs=-1):
             yield from Parallel(return_as="generator_unordered")(calls)
     finally:
