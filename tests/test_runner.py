@@ -178,13 +178,25 @@ def test_two_jobs_give_identical_parquet(reference, tmp_path):
 
 
 def test_dask_local_cluster_gives_identical_parquet(reference, tmp_path):
+    # Two worker processes (as on a real cluster: each its own interpreter, sharing this
+    # machine's numba cache, already filled by the reference run): every worker loads the
+    # kernels through the warm-up plug-in before its first chunk, and the chunks are the bytes
+    # of the one-job run.
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    from spades_sim.run import dask_warm
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         summary = execute(reference_spec(), tmp_path, backend="dask",
                           scheduler=cluster.scheduler_address, quiet=True)
+        with distributed.Client(cluster) as client:
+            warmed = client.run(lambda: list(dask_warm.WARMED))
+            tasks = client.run(lambda dask_worker: dask_worker.state.executed_count)
     assert summary["played_chunks"] == 4
     assert_same_run(reference, tmp_path)
+    assert len(warmed) == 2
+    assert all(runs == [(False, False, False, runs[0][3])] for runs in warmed.values()), warmed
+    assert sum(tasks.values()) >= 4  # the chunks ran on the workers
 
 
 def test_cli_run_equals_api_run(tmp_path):
@@ -375,7 +387,7 @@ def test_refusal_from_the_command_line_exit_status(tmp_path):
     (["--shard", "4/3"], "I must be between 1 and N"),
     (["--shard", "two"], "expected I/N"),
     (["--rules", "cutthroat", "--duplicate"], "duplicate mode needs four players"),
-    (["--log", "x.jsonl"], "--log and --out do not go together"),
+    (["--log", "x.jsonl", "--shard", "1/2"], "--log with --out does not go with --shard"),
 ])
 def test_bad_run_options_get_one_line(tmp_path, capsys, args, fragment):
     assert main([*BASE, *args, "--out", str(tmp_path / "run")]) == 2

@@ -1,6 +1,6 @@
-"""The `spades-sim` command: simulate, games, run, report, match, tournament, status, replay,
-par, bench, rules, strategies. ``options`` holds the option types and groups, ``commands`` one
-function per subcommand, this module the parser and ``main``.
+"""The `spades-sim` command: simulate, games, run, report, match, tournament, status, hand,
+replay, par, bench, rules, strategies. ``options`` holds the option types and groups,
+``commands`` one function per subcommand, this module the parser and ``main``.
 
 Only the core is imported up front; every command imports the rest of what it needs in its own
 function, so that `spades-sim rules` or `--help` answer at once, without loading numba, pandas or
@@ -21,6 +21,7 @@ from ..core.errors import SpadesError
 from .commands import (
     cmd_bench,
     cmd_games,
+    cmd_hand,
     cmd_match,
     cmd_par,
     cmd_replay,
@@ -36,6 +37,7 @@ from .options import (
     _add_rules,
     _add_run_options,
     _add_strategy,
+    _index,
     _jobs,
     _Parser,
     _seed,
@@ -99,6 +101,20 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("dir", help="a run folder written with --out")
     status.add_argument("--json", action="store_true", help="print one JSON object")
     status.set_defaults(func=cmd_status)
+
+    hand = sub.add_parser("hand", help="one hand of a run on disk, replayed, as a hand-log "
+                                       "line")
+    hand.add_argument("dir", help="a run folder written with --out")
+    hand.add_argument("--hand", type=_index, required=True, metavar="H",
+                      help="the hand id (hands runs), or the hand's number within --game "
+                           "(games runs, from 0)")
+    hand.add_argument("--game", type=_index, metavar="G",
+                      help="the game id (games runs only)")
+    hand.add_argument("--config", metavar="NAME",
+                      help="the configuration (needed when the run has several)")
+    hand.add_argument("--duplicate", action="store_true",
+                      help="the copy played with the seats rotated (runs with --duplicate)")
+    hand.set_defaults(func=cmd_hand)
 
     replay = sub.add_parser("replay", help="validate and score a hand log")
     replay.add_argument("file", help="hand log (JSON Lines); - for standard input")

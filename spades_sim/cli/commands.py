@@ -17,8 +17,6 @@ from .options import _build, _check_options
 def _run_to_disk(args, n_hands=None, n_games=None):
     from ..run import RunSpec, execute, make_config, parse_config, parse_shard
 
-    if args.log is not None:
-        raise UsageError("--log and --out do not go together; use one or the other")
     if args.config and (args.rules or args.rule or args.strategy):
         raise UsageError("--config does not go with --rules, --rule or --strategy")
     configs = [parse_config(text) for text in args.config or []]
@@ -28,19 +26,68 @@ def _run_to_disk(args, n_hands=None, n_games=None):
         configs.append(make_config(name, rules, strategies))
     chunk_size = args.chunk_size or (1000 if n_games else 100_000)
     spec = RunSpec(tuple(configs), args.seed, n_hands=n_hands, n_games=n_games,
-                   chunk_size=chunk_size, duplicate=args.duplicate, par=args.par)
+                   chunk_size=chunk_size, duplicate=args.duplicate, par=args.par,
+                   cards=args.cards)
     shard = parse_shard(args.shard) if args.shard else None
+    if args.log is not None:
+        _check_log_with_out(args, spec)
     summary = execute(spec, args.out, jobs=args.jobs, backend=args.backend or "loky",
                       scheduler=args.scheduler, shard=shard, quiet=args.quiet)
+    if args.log is not None:
+        from ..run import play_games, simulate_hands
+
+        config = spec.configs[0]
+        play = play_games if spec.games_mode else simulate_hands
+        _write_hand_log(args, play(config.rules, config.strategies, spec.units, spec.seed,
+                                   jobs=args.jobs, record_plays=True))
+    out = _summary_stream(args)
     if args.json:
-        print(json.dumps(summary))
+        print(json.dumps(summary), file=out)
     else:
         print(f"{summary['out']}: played {summary['played_chunks']} chunk(s), skipped "
               f"{summary['skipped_chunks']} already done; {summary['units']:,} "
               f"{spec.unit_name} in {summary['seconds']:.1f} s "
               f"({summary['rate']:,.0f} {spec.unit_name}/s; start-up "
-              f"{summary['warmup_seconds']:.1f} s apart)")
+              f"{summary['warmup_seconds']:.1f} s apart)", file=out)
+        if args.log not in (None, "-"):
+            print(f"hand log: {args.log}", file=out)
     return 0
+
+
+def _check_log_with_out(args, spec) -> None:
+    """``--log`` with ``--out``: the hand log holds the run's hands, played again with their
+    plays recorded after the dataset is written (the same seed gives the same hands), so the
+    run must be one configuration, whole, and small enough to hold in memory; the log's path is
+    checked before anything is played."""
+    if len(spec.configs) > 1:
+        raise UsageError("--log with --out needs one configuration (a hand log line does not "
+                         "name its configuration); `spades-sim hand` replays any hand of a "
+                         "run with several")
+    if spec.duplicate:
+        raise UsageError("--log with --out does not go with --duplicate; `spades-sim hand "
+                         "--duplicate` replays a hand of the rotated copy")
+    if args.shard:
+        raise UsageError("--log with --out does not go with --shard: the log holds the whole "
+                         "run")
+    if spec.units > MAX_CHUNK_SIZE:
+        raise UsageError(f"--log with --out: the hand log is written from memory, so at most "
+                         f"{MAX_CHUNK_SIZE:,} {spec.unit_name}; `spades-sim hand` replays any "
+                         f"hand of a larger run")
+    if args.log != "-":
+        from ..handlog.write import check_log_path
+
+        check_log_path(args.log)  # before playing: a bad path must not cost the run
+
+
+def _write_hand_log(args, run) -> None:
+    """Write the hand log of ``run`` to ``--log``'s file, or to standard output (``-``)."""
+    from ..handlog.write import write_log
+
+    if args.log == "-":
+        write_log(sys.stdout, run)
+        sys.stdout.flush()
+    else:
+        write_log(args.log, run)
 
 
 def _play_in_memory(args, play, size, unit):
@@ -62,13 +109,7 @@ def _play_in_memory(args, play, size, unit):
         check_log_path(args.log)  # before playing: a bad path must not cost the run
     run = play(rules, strategies, size, args.seed, jobs=args.jobs, record_plays=logging)
     if logging:
-        from ..handlog.write import write_log
-
-        if args.log == "-":
-            write_log(sys.stdout, run)
-            sys.stdout.flush()
-        else:
-            write_log(args.log, run)
+        _write_hand_log(args, run)
     return rules, strategies, run
 
 
@@ -174,6 +215,19 @@ def cmd_status(args):
         more = " ..." if len(status["missing"]) > 20 else ""
         print(f"missing chunks: {shown}{more}")
     print("complete" if status["complete"] else "incomplete: re-run the same command to resume")
+    return 0
+
+
+def cmd_hand(args):
+    from ..handlog import hand_record_checked
+
+    obj, checked = hand_record_checked(args.dir, args.hand, config=args.config, game=args.game,
+                                       duplicate=args.duplicate)
+    print(json.dumps(obj))
+    if not checked:
+        print("spades-sim hand: note: the run was played without --cards, so the replayed deal "
+              "could not be checked against the dataset (its bids, tricks and scores were)",
+              file=sys.stderr)
     return 0
 
 

@@ -57,6 +57,7 @@ _units = _bounded(MAX_UNITS)  # hands, games or boards
 _chunk_size = _bounded(MAX_CHUNK_SIZE)
 _jobs = _bounded(MAX_JOBS)
 _seed = _bounded(MAX_SEED, low=0)
+_index = _bounded(MAX_UNITS, low=0)  # a hand or game id
 
 
 def _preset_name(text: str) -> str:
@@ -115,6 +116,9 @@ def _add_run_options(parser, evaluation=False):
                            help="add the par columns: each side's double-dummy tricks and "
                                 "whether each nil is double-dummy safe (slow: every deal is "
                                 "solved; see docs/runs.md)")
+        group.add_argument("--cards", action="store_true",
+                           help="add the cards column: every seat's dealt cards (8 bytes a "
+                                "row), so that `spades-sim hand` checks the hands it replays")
     group.add_argument("--backend", choices=("loky", "dask"), default=None,
                        help="loky (the default): worker processes here; dask: a Dask cluster")
     group.add_argument("--scheduler", metavar="ADDRESS",
@@ -135,6 +139,8 @@ _DISK_ONLY = (
     ("shard", "--shard", "a shard is a share of the chunks of a run written to disk"),
     ("par", "--par", "the par columns go into the dataset of a run written to disk (spades-sim "
                      "par FILE gives the par of a hand log)"),
+    ("cards", "--cards", "the cards column goes into the dataset of a run written to disk "
+                         "(--log writes every hand whole)"),
     ("backend", "--backend", "without --out the {unit} are played here, in memory, by --jobs "
                              "processes"),
     ("scheduler", "--scheduler", "a Dask scheduler plays the chunks of a run written to disk"),

@@ -21,8 +21,8 @@ DEFAULT_CHUNK = {"hands": 100_000, "games": 1000}
 ANALYSES = ("variant_effects", "bid_accuracy", "nil", "games", "strategies")
 
 TOP_KEYS = ("name", "title", "question", "notes", "seed", "hands", "games", "chunk_size",
-            "games_chunk_size", "duplicate", "par", "nil_counterfactual", "analyses", "baseline",
-            "config", "grid", "tournament")
+            "games_chunk_size", "duplicate", "par", "cards", "nil_counterfactual", "analyses",
+            "baseline", "config", "grid", "tournament")
 TOURNAMENT_KEYS = ("strategies", "rules", "rule", "games", "hands", "chunk_size")
 TOURNAMENT_DIR = "tournament"  # the tournament's folder in the results dir
 CONFIG_KEYS = ("name", "rules", "rule", "strategy", "strategies")
@@ -88,6 +88,7 @@ class Experiment:
     sources: tuple[ConfigSource, ...]
     tournament: TournamentSpec | None = None
     par: bool = False  # the runs get the par columns (double-dummy tricks, nil safety)
+    cards: bool = False  # the runs get the cards column (every seat's dealt cards)
     # The hands run also plays each configuration's number line (nil turned off: the paired
     # value of nil, experiment.counterfactual).
     nil_counterfactual: bool = False
@@ -105,9 +106,11 @@ class Experiment:
             configs = (with_number_lines(self.configs) if self.nil_counterfactual
                        else self.configs)
             return RunSpec(configs, self.seed, n_hands=self.hands,
-                           chunk_size=self.chunk_size, duplicate=self.duplicate, par=self.par)
+                           chunk_size=self.chunk_size, duplicate=self.duplicate, par=self.par,
+                           cards=self.cards)
         return RunSpec(self.configs, self.seed, n_games=self.games,
-                       chunk_size=self.games_chunk_size, duplicate=self.duplicate, par=self.par)
+                       chunk_size=self.games_chunk_size, duplicate=self.duplicate, par=self.par,
+                       cards=self.cards)
 
     def rules_by_config(self) -> dict[str, Rules]:
         return {c.name: c.rules for c in self.configs}

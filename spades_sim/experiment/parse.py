@@ -131,6 +131,10 @@ class _Parser(ConfigParser):
         if par and hands is None and games is None:
             self.fail(("par",), "par: the par columns go into the hands and games runs: give "
                                 "hands or games")
+        cards = self.get(data, "cards", "bool", False)
+        if cards and hands is None and games is None:
+            self.fail(("cards",), "cards: the cards column goes into the hands and games runs: "
+                                  "give hands or games")
         nil_lines = self.get(data, "nil_counterfactual", "bool", False)
         if nil_lines and hands is None:
             self.fail(("nil_counterfactual",), "nil_counterfactual: the number lines replay the "
@@ -162,7 +166,7 @@ class _Parser(ConfigParser):
             notes=self.get(data, "notes", "str", ""), seed=seed, hands=hands, games=games,
             chunk_size=chunk_size, games_chunk_size=games_chunk, duplicate=duplicate,
             analyses=analyses, baseline=baseline, configs=tuple(configs),
-            sources=tuple(sources), tournament=tournament, par=par,
+            sources=tuple(sources), tournament=tournament, par=par, cards=cards,
             nil_counterfactual=nil_lines, path=self.path, text=self.text)
 
     def parse_analyses(self, data, hands, games, tournament) -> tuple[str, ...]:

@@ -4,7 +4,8 @@ The format is ``docs/hand-log.md``: one JSON object per hand. :func:`write_log` 
 of a ``run.Run`` played with ``record_plays=True``; :func:`replay` checks every line against its
 rules (deal, bids, exchange, every play) and scores it with the pure rule helpers of ``core``,
 never with the engine, so a log is an independent check of a run; and :func:`replay_file` is the
-``spades-sim replay FILE`` command.
+``spades-sim replay FILE`` command; :func:`hand_record` replays one hand of a run on disk into
+a hand-log object (``spades-sim hand DIR --hand H``).
 
 Replay never raises on bad input: each bad line becomes one error text that begins ``line N``
 (1-based), then ``(hand H)`` once the hand id is known, then the trick and seat where they matter
@@ -22,8 +23,10 @@ interleave.
 """
 
 from .format import FIELDS, REQUIRED_FIELDS, RESULT_FIELDS, VERSION
+from .recover import hand_record, hand_record_checked
 from .replay import iter_replay, replay, replay_file, replay_line
 from .write import hand_objects, write_log
 
 __all__ = ["FIELDS", "REQUIRED_FIELDS", "RESULT_FIELDS", "VERSION", "hand_objects",
-           "iter_replay", "replay", "replay_file", "replay_line", "write_log"]
+           "hand_record", "hand_record_checked", "iter_replay", "replay", "replay_file",
+           "replay_line", "write_log"]

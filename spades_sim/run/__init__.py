@@ -1,15 +1,17 @@
 """Runs: what is played (``spec``), playing it in memory (``memory``), the tidy table
 (``frames``), the Parquet run folder (``dataset``: meta.json, writing and reading chunks; with
 ``folder`` for its file names, ``locks`` for its writers and ``provenance`` for the checks that
-a chunk is the run's) and executing a run into it (``execute``).
+a chunk is the run's), executing a run into it (``execute``) and replaying one of its hands
+(``recover``).
 """
 
 from .dataset import load_run, read_meta, run_status
 from .execute import execute
 from .memory import Run, play_games, simulate, simulate_hands
 from .provenance import table_checksum
+from .recover import RecoveredHand, replay_hand
 from .spec import Config, RunSpec, identity_hash, make_config, parse_config, parse_shard
 
-__all__ = ["Config", "Run", "RunSpec", "execute", "identity_hash", "load_run", "make_config",
-           "parse_config", "parse_shard", "play_games", "read_meta", "run_status", "simulate",
-           "simulate_hands", "table_checksum"]
+__all__ = ["Config", "RecoveredHand", "Run", "RunSpec", "execute", "identity_hash", "load_run",
+           "make_config", "parse_config", "parse_shard", "play_games", "read_meta", "replay_hand",
+           "run_status", "simulate", "simulate_hands", "table_checksum"]

@@ -37,7 +37,6 @@ import pyarrow.parquet as pq
 
 from .. import __version__
 from ..core.errors import RunError, SpadesError
-from ..core.par import tidy_types
 from ..core.version import commit
 from .folder import CHUNK_PATTERN, CHUNK_RE, META, META_LOCK, _reason
 from .locks import Writer, _locked, writer_alive
@@ -110,8 +109,9 @@ def _meta_problem(meta) -> str | None:
         return f"identity.unit {identity['unit']!r} is neither hands nor games"
     if not identity["configs"]:
         return "identity.configs is empty"
-    if "par" in identity and not _has_type(identity["par"], bool):
-        return f"identity.par is {_json_kind(identity['par'])}, expected true or false"
+    for flag in ("par", "cards"):
+        if flag in identity and not _has_type(identity[flag], bool):
+            return f"identity.{flag} is {_json_kind(identity[flag])}, expected true or false"
     for key, kind in (("identity_sha256", str), ("chunks", dict)):
         if key not in meta:
             return f"no {key!r}"
@@ -257,7 +257,7 @@ def write_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
                        f"the same spades_sim on every machine")
     frame = play_chunk(spec, chunk)
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    problem = schema_problem(table, tidy_types(spec.par))
+    problem = schema_problem(table, spec.column_types)
     if problem:  # a programming error: the engine's frame must keep the run schema
         raise RuntimeError(f"chunk {chunk}: the tidy frame does not match the run schema: "
                            f"{problem}")
@@ -306,12 +306,14 @@ def load_run(out, columns=None) -> pd.DataFrame:
     """
     out = Path(out)
     meta, spec = open_run(out)
-    types = tidy_types(spec.par)
+    types = spec.column_types
     if columns is not None:
         columns = list(columns)
         unknown = [c for c in columns if c not in types]
         if unknown:
             played = "" if spec.par else " (the par columns need a run played with --par)"
+            if unknown[0] == "cards":
+                played = " (the cards column needs a run played with --cards)"
             raise RunError(f"{out}: no column {unknown[0]!r} in this run; its columns are "
                            f"{', '.join(types)}{played}")
     listing = Listing(out, meta)

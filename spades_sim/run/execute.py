@@ -1,5 +1,6 @@
 """Executing a run into its folder: the missing chunks, on joblib's processes or a Dask cluster,
-with progress; the kernels compiled once before the workers start. Options are checked and the
+with progress; the kernels compiled once before the workers start (on a Dask cluster, loaded by
+every worker before its first chunk: ``dask_warm.py``). Options are checked and the
 scheduler reached before anything is written; the run's share of chunks is locked while it
 plays (``locks.claim_share``), and workers stop when that lock's holder is gone.
 """
@@ -132,10 +133,10 @@ def _execute(spec, out, writer, jobs, backend, client, shard, quiet) -> dict:
     total_units = sum(spec.chunk_range(c)[1] for c in mine)
     done_units = total_units - sum(spec.chunk_range(c)[1] for c in pending)
     warmup = time.perf_counter()
-    if backend == "loky" and jobs > 1:
-        search = any(strategy.kind.name == "mc" for config in spec.configs
-                     for strategy in config.strategies)
-        _warm_in_subprocess(spec.games_mode, search, spec.par)
+    needs = _kernel_needs(spec)
+    if pending and ((backend == "loky" and jobs > 1) or (backend == "dask" and client is None)):
+        # (a local Dask cluster's workers share this machine's numba cache too)
+        _warm_in_subprocess(*needs)
     warmup = time.perf_counter() - warmup
     progress = Progress(total_units, spec.unit_name, done_units, quiet)
     started = time.perf_counter()
@@ -184,6 +185,26 @@ def _connect(scheduler: str):
         text = " ".join(str(error).split()) or type(error).__name__
         raise RunError(f"scheduler {scheduler!r}: cannot connect ({text}); expected the address "
                        f"of a running Dask scheduler, such as tcp://host:8786")
+
+
+def _kernel_needs(spec: RunSpec) -> tuple[bool, bool, bool]:
+    """``(games, search, par)``: which entry kernels the run plays (:func:`warm_kernels`)."""
+    search = any(strategy.kind.name == "mc" for config in spec.configs
+                 for strategy in config.strategies)
+    return spec.games_mode, search, bool(spec.par)
+
+
+def _warm_dask_workers(client, needs) -> None:
+    """Load the run's kernels on every Dask worker before any chunk is submitted: one worker
+    first (on a numba cache shared by the workers, it alone compiles what the cache lacks),
+    then every worker through the :class:`~spades_sim.run.dask_warm.WarmKernels` plug-in,
+    which also warms any worker that joins later."""
+    from .dask_warm import WarmKernels
+
+    workers = list(client.scheduler_info().get("workers", {}))
+    if workers:
+        client.run(warm_kernels, *needs, workers=workers[:1])
+    client.register_plugin(WarmKernels(*needs))
 
 
 def warm_kernels(games: bool = False, search: bool = False, par: bool = False) -> None:
@@ -240,6 +261,7 @@ def _run_chunks(tasks, jobs, backend, client):
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True)
         client = Client(cluster)
     try:
+        _warm_dask_workers(client, _kernel_needs(tasks[0][0]))  # (every task has the spec)
         with parallel_config(backend="dask", n_jobs=-1):
             yield from Parallel(return_as="generator_unordered")(calls)
     finally:

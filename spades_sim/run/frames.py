@@ -50,7 +50,7 @@ def _seat_category(names: list[str], seats: np.ndarray) -> pd.Categorical:
 
 
 def tidy_frame(hands, rules, strategies, *, config: str = "", duplicate: bool = False,
-               chunk: int = 0, games=None, par=None) -> pd.DataFrame:
+               chunk: int = 0, games=None, par=None, cards: bool = False) -> pd.DataFrame:
     """One row per hand and seat, in the documented run schema (``core.schema.TIDY_COLUMNS``):
     the one builder of tidy frames, for runs in memory and on disk alike.
 
@@ -67,6 +67,9 @@ def tidy_frame(hands, rules, strategies, *, config: str = "", duplicate: bool = 
     columns follow (``core.par.PAR_TYPES``): ``par_tricks``, the double-dummy tricks of the
     row's side (repeated on its seats, like ``side_taken``), and ``par_nil_safe``, whether the
     seat's nil is double-dummy safe (missing where the seat did not bid nil).
+
+    With ``cards`` the ``cards`` column comes last (``core.par.CARDS_TYPES``): the seat's
+    cards as dealt, the int64 bitboard of the record arrays' ``hands``.
     """
     players = rules.players
     n_hands = len(hands.hand_id)
@@ -123,4 +126,6 @@ def tidy_frame(hands, rules, strategies, *, config: str = "", duplicate: bool = 
         frame["par_tricks"] = par_tricks[rows, sides].astype(np.int8)
         safe = nil_safe[:, :players].reshape(-1)
         frame["par_nil_safe"] = pd.array(np.where(safe < 0, None, safe == 1), dtype="boolean")
-    return frame[list(tidy_columns(par is not None))]
+    if cards:
+        frame["cards"] = hands.hands[:, :players].reshape(-1).astype(np.int64)
+    return frame[list(tidy_columns(par is not None, cards))]

@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 
 from ..core import schema
-from ..core.par import tidy_columns
 from ..core.rules import Rules
 from ..core.seeding import stream_keys
 from ..core.strategies import Strategy
@@ -78,11 +77,13 @@ def simulate_hands(rules: Rules, strategies, n_hands: int, seed: int, *, jobs: i
 
 
 def play_games(rules: Rules, strategies, n_games: int, seed: int, *, jobs: int = 1,
-               record_plays: bool = False) -> Run:
-    """Play whole games ``0 .. n_games - 1`` to the target (on ``jobs`` processes)."""
+               record_plays: bool = False, first_game_id: int = 0) -> Run:
+    """Play whole games ``first_game_id ...`` (``n_games`` of them) to the target (on ``jobs``
+    processes)."""
     strategies = list(strategies)
     check_plugins(strategies)
-    parts = _in_pieces(_games, n_games, jobs, rules, strategies, stream_keys(seed), record_plays)
+    parts = _in_pieces(_games, n_games, jobs, rules, strategies, stream_keys(seed), record_plays,
+                       offset=first_game_id)
     hands = schema.concat([hands for hands, _ in parts])
     games = schema.concat([games for _, games in parts])
     return Run(rules, strategies, seed, hands, games)
@@ -127,9 +128,10 @@ def play_chunk(spec: RunSpec, chunk: int) -> pd.DataFrame:
                 games = None
             par = records_par(config.rules, hands, solved) if spec.par else None
             frame = tidy_frame(hands, config.rules, strategies, config=config.name,
-                               duplicate=duplicate, chunk=chunk, games=games, par=par)
+                               duplicate=duplicate, chunk=chunk, games=games, par=par,
+                               cards=spec.cards)
             frames.append(_home_seats(frame) if duplicate else frame)
-    return _categorical(pd.concat(frames, ignore_index=True))[list(tidy_columns(spec.par))]
+    return _categorical(pd.concat(frames, ignore_index=True))[list(spec.columns)]
 
 
 def _categorical(frame: pd.DataFrame) -> pd.DataFrame:
@@ -140,15 +142,16 @@ def _categorical(frame: pd.DataFrame) -> pd.DataFrame:
 
 def simulate(configs, *, n_hands: int | None = None, n_games: int | None = None, seed: int = 0,
              chunk_size: int = 100_000, duplicate: bool = False, jobs: int = 1,
-             par: bool = False) -> pd.DataFrame:
+             par: bool = False, cards: bool = False) -> pd.DataFrame:
     """A run straight to a DataFrame: the same rows as the same spec written to disk.
 
     ``configs``: a list of :class:`~spades_sim.run.spec.Config` (or ``(name, rules,
-    strategies)`` tuples); ``par``: add the par columns (``core.par.PAR_TYPES``).
+    strategies)`` tuples); ``par``: add the par columns (``core.par.PAR_TYPES``); ``cards``:
+    add the cards column (``core.par.CARDS_TYPES``).
     """
     configs = tuple(c if isinstance(c, Config) else make_config(*c) for c in configs)
     spec = RunSpec(configs, seed, n_hands=n_hands, n_games=n_games, chunk_size=chunk_size,
-                   duplicate=duplicate, par=par)
+                   duplicate=duplicate, par=par, cards=cards)
     if jobs == 1:
         frames = [play_chunk(spec, chunk) for chunk in range(spec.n_chunks)]
     else:

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..core.par import NULLABLE_COLUMNS, tidy_types
+from ..core.par import NULLABLE_COLUMNS
 from ..core.schema import TIDY_TYPES
 from .folder import CHUNK_PATTERN, META, _reason
 from .spec import RunSpec
@@ -174,7 +174,7 @@ def _provenance_problem(spec, run_hash, listing, chunk, table, kv) -> str | None
         return f"it belongs to another run (run {run[:12]}, this run is {run_hash[:12]})"
     if index != str(chunk):
         return f"it is chunk {index} of this run, not chunk {chunk} (copied or renamed?)"
-    problem = schema_problem(table, tidy_types(spec.par))
+    problem = schema_problem(table, spec.column_types)
     if problem:
         return f"it does not have the run schema: {problem}"
     if rows != str(table.num_rows):

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.errors import RunError, SpadesError
 from ..core.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_UNITS
-from ..core.par import tidy_columns
+from ..core.par import tidy_columns, tidy_types
 from ..core.rules import Rules, build_rules, rules_from_spec
 from ..core.seeding import check_seed
 from ..core.strategies import Strategy, parse_strategy
@@ -131,6 +131,7 @@ class RunSpec:
     chunk_size: int = 100_000
     duplicate: bool = False
     par: bool = False
+    cards: bool = False
     extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
@@ -169,6 +170,8 @@ class RunSpec:
             raise RunError(f"duplicate: {self.duplicate!r} is not true or false")
         if not isinstance(self.par, (bool, np.bool_)):
             raise RunError(f"par: {self.par!r} is not true or false")
+        if not isinstance(self.cards, (bool, np.bool_)):
+            raise RunError(f"cards: {self.cards!r} is not true or false")
         if self.duplicate and any(c.rules.players != 4 or not c.rules.partnership
                                   for c in self.configs):
             raise RunError("duplicate mode needs four players in partnerships")
@@ -219,12 +222,20 @@ class RunSpec:
             # Par columns also depend on the solver's source (outside the engine hash).
             identity["engine"] += "+solver:" + solver_hash()
             identity["par"] = True
+        if self.cards:  # likewise only when set
+            identity["cards"] = True
         return identity
 
     @property
     def columns(self) -> tuple:
-        """The run's columns: ``core.schema.TIDY_COLUMNS``, and the par columns with par."""
-        return tidy_columns(self.par)
+        """The run's columns: ``core.schema.TIDY_COLUMNS``, the par columns with par and the
+        cards column with cards."""
+        return tidy_columns(self.par, self.cards)
+
+    @property
+    def column_types(self) -> dict:
+        """The run's columns and their types (``core.par.tidy_types``)."""
+        return tidy_types(self.par, self.cards)
 
     def identity_hash(self) -> str:
         """``identity_hash(self.identity())``: the run hash every chunk file carries."""
@@ -246,7 +257,7 @@ class RunSpec:
         units = {"n_" + data["unit"]: data["units"]}
         return cls(tuple(Config.from_dict(c) for c in data["configs"]), data["seed"],
                    chunk_size=data["chunk_size"], duplicate=data["duplicate"],
-                   par=data.get("par", False), **units)
+                   par=data.get("par", False), cards=data.get("cards", False), **units)
 
 
 def shard_chunks(spec: RunSpec, shard: tuple[int, int] | None) -> list[int]:
