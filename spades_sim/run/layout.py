@@ -1,0 +1,319 @@
+"""How a run's hands are stored in its chunk files: one row per hand (the *stored* layout), and
+the tidy frame, one row per hand and seat, built from it when the run is read.
+
+Writing one row per hand and seat costs more than playing the hands: four times the rows, each
+repeating its hand's and its side's values, and columns that follow from the others. A chunk
+file therefore holds one row per hand, with a column per seat (``bid_0`` .. ``bid_3``) and per
+side (``score_delta_0`` ..), and none of the columns the tidy frame derives:
+
+- ``seat`` and ``side`` (the row's position; the side from the rules' partnerships),
+- ``nil`` (a bid of 0 where nil is allowed, or a blind bid of 0),
+- ``side_contract`` and ``side_taken`` (the side's bids and the tricks that count toward them),
+- the hand features ``spades`` .. ``longest`` (from the dealt cards, stored as ``cards_S``).
+
+:func:`tidy_from_stored` rebuilds exactly the frame :func:`~spades_sim.run.frames.tidy_frame`
+makes from the record arrays (the tests check this on every preset, in both modes, with par and
+duplicate copies), so a run on disk and the same run in memory give equal frames.
+
+Stored columns, in order (``S``: the seats of the run's largest table, ``K``: its sides):
+``config``, ``duplicate``, ``chunk``, ``hand_id``, ``game_id``, ``rules``, ``dealer``,
+``game_over``, ``game_winner``; per seat ``strategy_S``, ``bid_S``, ``blind_S``, ``bumped_S``,
+``tricks_S``, ``cards_S`` (and ``par_nil_safe_S`` with par); per side ``score_before_K``,
+``bags_before_K``, ``score_delta_K``, ``bags_after_K`` (and ``par_tricks_K`` with par). A
+table with fewer seats or sides than the largest leaves the columns it has not with zeros (and
+an empty strategy). Every column is non-nullable but ``par_nil_safe_S``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..core.par import tidy_types
+from .frames import hand_features
+
+#: Columns of one row per hand, with their tidy types.
+HAND_TYPES = {"config": "category", "duplicate": "bool", "chunk": "int32", "hand_id": "int64",
+              "game_id": "int64", "rules": "category", "dealer": "int8", "game_over": "bool",
+              "game_winner": "int8"}
+#: Columns stored per seat (``NAME_S``) and per side (``NAME_K``), with their stored types.
+SEAT_TYPES = {"strategy": "category", "bid": "int8", "blind": "bool", "bumped": "bool",
+              "tricks": "int8", "cards": "int64"}
+SIDE_TYPES = {"score_before": "int64", "bags_before": "int32", "score_delta": "int64",
+              "bags_after": "int32"}
+PAR_SEAT_TYPES = {"par_nil_safe": "bool"}
+PAR_SIDE_TYPES = {"par_tricks": "int8"}
+FEATURES = ("spades", "high_cards", "hcp", "voids", "singletons", "longest")
+#: Which stored columns (by name before the ``_S``/``_K``) each derived tidy column needs.
+DERIVED_NEEDS = {"seat": (), "side": (), "nil": ("bid", "blind"),
+                 "side_contract": ("bid", "blind"), "side_taken": ("bid", "blind", "tricks"),
+                 **{name: ("cards",) for name in FEATURES}}
+
+_ARROW = {"bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(),
+          "int64": pa.int64(), "category": pa.dictionary(pa.int32(), pa.string())}
+
+
+def shape(configs) -> tuple[int, int]:
+    """``(seats, sides)`` of the largest table among ``configs`` (each with ``.rules``)."""
+    return (max(c.rules.players for c in configs), max(c.rules.n_sides for c in configs))
+
+
+def stored_types(seats: int, sides: int, par: bool = False) -> dict:
+    """The stored columns of a run whose largest table has ``seats`` seats and ``sides`` sides,
+    in order, with their types (``category``: a dictionary of strings)."""
+    types = dict(HAND_TYPES)
+    seat_types = {**SEAT_TYPES, **(PAR_SEAT_TYPES if par else {})}
+    side_types = {**SIDE_TYPES, **(PAR_SIDE_TYPES if par else {})}
+    for seat in range(seats):
+        types.update({f"{name}_{seat}": kind for name, kind in seat_types.items()})
+    for side in range(sides):
+        types.update({f"{name}_{side}": kind for name, kind in side_types.items()})
+    return types
+
+
+def stored_schema(types: dict) -> pa.Schema:
+    return pa.schema([pa.field(name, _ARROW[kind], nullable=name.startswith("par_nil_safe_"))
+                      for name, kind in types.items()])
+
+
+# -- records -> stored block ----------------------------------------------------------------------
+def stored_block(hands, rules, strategies, *, config: str, duplicate: bool, chunk: int,
+                 seats: int, sides: int, games=None, par=None) -> dict:
+    """One configuration's hands (record arrays) as the stored columns, padded to ``seats`` and
+    ``sides``: NumPy arrays, and ``(value, rows)`` for a dictionary column (one value for the
+    whole block).
+
+    ``duplicate``: the copy played with the strategies moved one seat, stored at its
+    strategies' home seats (seat ``s`` of the copy is seat ``s + 1`` at home, so its side is
+    the other one and its dealer one seat on), as the tidy frame has it."""
+    n = len(hands.hand_id)
+    players, n_sides = rules.players, rules.n_sides
+    seat_order = np.arange(players)
+    side_order = np.arange(n_sides)
+    dealer = hands.dealer.astype(np.int8)
+    winner = np.full(n, -1, dtype=np.int8)
+    game_over = np.zeros(n, dtype=bool)
+    if games is not None and n:
+        last = np.r_[hands.game_id[1:] != hands.game_id[:-1], True]
+        winners = dict(zip(games.game_id.tolist(), games.winner.tolist()))
+        game_over = last
+        winner[last] = [winners[g] for g in hands.game_id[last].tolist()]
+    names = [str(s) for s in strategies]
+    if duplicate:  # home seat h was played at seat h - 1, home side k at side 1 - k
+        seat_order = (seat_order - 1) % players
+        side_order = side_order[::-1]
+        names = [names[s] for s in seat_order]
+        dealer = ((dealer.astype(np.int16) + 1) % players).astype(np.int8)
+        winner = np.where(winner >= 0, 1 - winner, winner).astype(np.int8)
+    block = {"config": (config, n), "duplicate": np.full(n, bool(duplicate)),
+             "chunk": np.full(n, chunk, dtype=np.int32), "hand_id": hands.hand_id,
+             "game_id": hands.game_id, "rules": (rules.preset_name, n), "dealer": dealer,
+             "game_over": game_over, "game_winner": winner}
+    if par is not None:
+        par_tricks, nil_safe = (np.asarray(values) for values in par)
+    for seat in range(seats):
+        home = seat < players
+        source = seat_order[seat] if home else 0
+        block[f"strategy_{seat}"] = (names[seat] if home else "", n)
+        for name, array in (("bid", hands.bids), ("blind", hands.blind), ("bumped", hands.bumped),
+                            ("tricks", hands.tricks), ("cards", hands.hands)):
+            kind = SEAT_TYPES[name]
+            block[f"{name}_{seat}"] = (array[:, source].astype(kind) if home
+                                       else np.zeros(n, dtype=kind))
+        if par is not None:
+            safe = nil_safe[:, source] if home else np.full(n, -1)
+            block[f"par_nil_safe_{seat}"] = np.where(safe < 0, -1, safe == 1).astype(np.int8)
+    for side in range(sides):
+        home = side < n_sides
+        source = side_order[side] if home else 0
+        for name, array in (("score_before", hands.score_before),
+                            ("bags_before", hands.bags_before),
+                            ("score_delta", hands.score_delta), ("bags_after", hands.bags_after)):
+            kind = SIDE_TYPES[name]
+            block[f"{name}_{side}"] = (array[:, source].astype(kind) if home
+                                       else np.zeros(n, dtype=kind))
+        if par is not None:
+            block[f"par_tricks_{side}"] = (par_tricks[:, source].astype(np.int8) if home
+                                           else np.zeros(n, dtype=np.int8))
+    return block
+
+
+def stored_table(blocks: list[dict], types: dict) -> pa.Table:
+    """Blocks of :func:`stored_block`, one after the other, as one Arrow table of the stored
+    schema ``types`` (dictionary columns with their distinct values sorted)."""
+    columns = []
+    for name, kind in types.items():
+        parts = [block[name] for block in blocks]
+        if kind == "category":
+            values = sorted({value for value, _ in parts})
+            position = {value: p for p, value in enumerate(values)}
+            codes = np.concatenate([np.full(length, position[value], dtype=np.int32)
+                                    for value, length in parts]) if parts else np.zeros(0, np.int32)
+            columns.append(pa.DictionaryArray.from_arrays(codes, pa.array(values, pa.string())))
+        elif name.startswith("par_nil_safe_"):
+            data = np.concatenate(parts) if parts else np.zeros(0, np.int8)
+            columns.append(pa.array(data == 1, mask=data < 0, type=pa.bool_()))
+        else:
+            data = np.concatenate(parts) if parts else np.zeros(0, _numpy(kind))
+            columns.append(pa.array(data, type=_ARROW[kind]))
+    return pa.Table.from_arrays(columns, schema=stored_schema(types))
+
+
+def _numpy(kind: str):
+    return np.bool_ if kind == "bool" else np.dtype(kind)
+
+
+# -- stored -> tidy --------------------------------------------------------------------------------
+def tidy_from_stored(table: pa.Table, rules_by_config: dict, columns=None,
+                     par: bool = False, cards: bool = False) -> pd.DataFrame:
+    """The tidy frame (one row per hand and seat, ``core.par.tidy_types(par, cards)``) of stored rows, in their order; only ``columns`` when given.
+
+    ``rules_by_config``: each configuration's ``Rules`` (its players, sides and the nil rules
+    the derived columns follow)."""
+    wanted = list(tidy_types(par, cards))
+    if columns is not None:  # in the order asked for
+        wanted = [c for c in dict.fromkeys(columns) if c in set(wanted)]
+    n = table.num_rows
+    if n == 0:
+        return _empty(wanted, par)
+    need = _needed(wanted, table.column_names)
+    categories, coded = _categories(table, [c for c in need if c == "config" or c == "rules"
+                                            or c.startswith("strategy_")])
+    arrays = {name: coded[name] if name in coded else _column(table, name) for name in need}
+    config_names = {i: name for i, name in enumerate(categories)}
+    codes = arrays["config"]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    out: dict[str, list] = {name: [] for name in wanted}
+    for start, stop in zip(starts, np.r_[starts[1:], n]):
+        rules = rules_by_config[config_names[int(codes[start])]]
+        _tidy_block(rules, arrays, int(start), int(stop), wanted, out)
+    data = {}
+    types = tidy_types(par, cards)
+    for name in wanted:
+        kind = types[name]
+        values = np.concatenate(out[name])
+        if kind == "category":
+            used = np.flatnonzero(np.bincount(values, minlength=len(categories)))
+            position = np.full(len(categories), -1, dtype=np.int32)
+            position[used] = np.arange(len(used), dtype=np.int32)
+            data[name] = pd.Categorical.from_codes(position[values],
+                                                   categories=[categories[i] for i in used])
+        elif name == "par_nil_safe":
+            data[name] = pd.array(np.where(values < 0, None, values == 1), dtype="boolean")
+        else:
+            data[name] = values.astype(_numpy(kind), copy=False)
+    return pd.DataFrame(data, columns=wanted)
+
+
+def _categories(table: pa.Table, names) -> tuple[list, dict]:
+    """The dictionary columns ``names`` as codes (int32) into one sorted list of all their
+    values: ``(values, {name: codes})``."""
+    decoded = {}
+    for name in names:
+        column = table.column(name).unify_dictionaries()
+        chunks = column.chunks
+        dictionary = chunks[0].dictionary.to_pylist() if chunks else []
+        codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
+                 if chunks else np.zeros(0, np.int32))
+        decoded[name] = (dictionary, codes.astype(np.int32, copy=False))
+    values = sorted({v for dictionary, _ in decoded.values() for v in dictionary})
+    position = {v: i for i, v in enumerate(values)}
+    coded = {name: np.array([position[v] for v in dictionary], dtype=np.int32)[codes]
+             if len(dictionary) else codes for name, (dictionary, codes) in decoded.items()}
+    return values, coded
+
+
+def _empty(wanted, par) -> pd.DataFrame:
+    types = tidy_types(par, True)
+    frame = {}
+    for name in wanted:
+        kind = types[name]
+        if kind == "category":
+            frame[name] = pd.Categorical([])
+        elif name == "par_nil_safe":
+            frame[name] = pd.array([], dtype="boolean")
+        else:
+            frame[name] = np.zeros(0, dtype=_numpy(kind))
+    return pd.DataFrame(frame, columns=wanted)
+
+
+def _needed(wanted, stored) -> list[str]:
+    """The stored columns the tidy columns ``wanted`` are built from."""
+    bases = set()
+    for name in wanted:
+        if name in DERIVED_NEEDS:
+            bases.update(DERIVED_NEEDS[name])
+        elif name in HAND_TYPES:
+            bases.add(name)
+        else:
+            bases.add(name)  # a per-seat or per-side column: NAME_S / NAME_K
+    bases.add("config")
+    return [c for c in stored if c in bases or c.rsplit("_", 1)[0] in bases]
+
+
+def _column(table: pa.Table, name: str) -> np.ndarray:
+    column = table.column(name).combine_chunks()
+    if name.startswith("par_nil_safe_"):
+        present = column.is_valid().to_numpy(zero_copy_only=False)
+        value = column.fill_null(False).to_numpy(zero_copy_only=False)
+        return np.where(present, value.astype(np.int8), -1).astype(np.int8)
+    return column.to_numpy(zero_copy_only=False)
+
+
+def _tidy_block(rules, arrays: dict, start: int, stop: int, wanted, out: dict) -> None:
+    """Append the tidy rows of stored rows ``start:stop`` (one configuration) to ``out``."""
+    players, n = rules.players, stop - start
+    seats = np.arange(players, dtype=np.int8)
+    sides = (seats % 2 if rules.partnership else seats).astype(np.int8)
+
+    def per_seat(name):  # (n, players)
+        return np.stack([arrays[f"{name}_{s}"][start:stop] for s in range(players)], axis=1)
+
+    def per_side(name):  # (n, players): each seat's side's value
+        return np.stack([arrays[f"{name}_{sides[s]}"][start:stop] for s in range(players)],
+                        axis=1)
+
+    cache: dict = {}
+
+    def seat_values(name):
+        if name not in cache:
+            cache[name] = per_seat(name)
+        return cache[name]
+
+    def nil():
+        if "nil" not in cache:
+            blind = seat_values("blind").astype(bool)
+            cache["nil"] = (seat_values("bid") == 0) & (bool(rules.nil) | blind)
+        return cache["nil"]
+
+    def side_sum(values):  # (n, players) -> each seat's side's total, (n, players)
+        one_hot = (sides[:, None] == sides[None, :]).astype(np.int16)
+        return values.astype(np.int16) @ one_hot
+
+    features = None
+    for name in wanted:
+        if name in HAND_TYPES:
+            values = np.repeat(arrays[name][start:stop], players)
+        elif name == "seat":
+            values = np.tile(seats, n)
+        elif name == "side":
+            values = np.tile(sides, n)
+        elif name == "strategy":
+            values = seat_values("strategy").reshape(-1)
+        elif name == "nil":
+            values = nil().reshape(-1)
+        elif name == "side_contract":
+            values = side_sum(np.where(nil(), 0, seat_values("bid"))).reshape(-1)
+        elif name == "side_taken":
+            counts = ~nil() | (rules.failed_nil_tricks == "count_toward_bid")
+            values = side_sum(np.where(counts, seat_values("tricks"), 0)).reshape(-1)
+        elif name in FEATURES:
+            if features is None:
+                features = hand_features(seat_values("cards").reshape(-1))
+            values = features[name]
+        elif name in SEAT_TYPES or name in PAR_SEAT_TYPES:
+            values = seat_values(name).reshape(-1)
+        else:  # a side column
+            values = per_side(name).reshape(-1)
+        out[name].append(values)

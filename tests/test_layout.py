@@ -1,0 +1,67 @@
+"""The stored layout of chunk files (one row per hand) gives back exactly the tidy frame the record
+arrays make (``run/frames.py``), for every preset, in both modes, with duplicate copies."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from spades_sim.core.rules import PRESETS, preset
+from spades_sim.core.seeding import stream_keys
+from spades_sim.game import dispatch
+from spades_sim.run import layout
+from spades_sim.run.frames import tidy_frame
+from spades_sim.run.memory import _categorical, _home_seats, _rotated
+from spades_sim.run.spec import make_config
+
+CONFIGS = [make_config(name, preset(name), ["heuristic", "random"] * 2
+                       if preset(name).players == 4 else ["heuristic"]) for name in PRESETS]
+
+
+def _both(games_mode: bool, duplicate: bool):
+    """The tidy frame of one chunk of every preset, made from the records and from the stored
+    table."""
+    keys = stream_keys(3)
+    seats, sides = layout.shape(CONFIGS)
+    frames, blocks = [], []
+    for config in CONFIGS:
+        if duplicate and config.rules.players != 4:
+            continue
+        for copy in (False, True) if duplicate else (False,):
+            strategies = _rotated(config.strategies, 1 if copy else 0)
+            if games_mode:
+                hands, games = dispatch.play_games(config.rules, strategies, keys, 0, 6, False)
+            else:
+                hands, games = dispatch.play_hands(config.rules, strategies, keys, 0, 200,
+                                                   False), None
+            frame = tidy_frame(hands, config.rules, strategies, config=config.name,
+                               duplicate=copy, chunk=2, games=games, cards=True)
+            frames.append(_home_seats(frame) if copy else frame)
+            blocks.append(layout.stored_block(hands, config.rules, strategies,
+                                              config=config.name, duplicate=copy, chunk=2,
+                                              seats=seats, sides=sides, games=games))
+    expected = _categorical(pd.concat(frames, ignore_index=True))
+    table = layout.stored_table(blocks, layout.stored_types(seats, sides))
+    return expected, table, {c.name: c.rules for c in CONFIGS}
+
+
+@pytest.mark.parametrize("games_mode, duplicate", [(False, False), (False, True), (True, True)])
+def test_stored_rows_give_the_tidy_frame(games_mode, duplicate):
+    expected, table, rules = _both(games_mode, duplicate)
+    assert table.num_rows * 4 >= len(expected) > table.num_rows  # one row per hand
+    frame = layout.tidy_from_stored(table, rules, cards=True)
+    pd.testing.assert_frame_equal(frame, expected)
+    some = ["hand_id", "seat", "side_taken", "hcp", "strategy", "score_delta"]
+    pd.testing.assert_frame_equal(layout.tidy_from_stored(table, rules, columns=some),
+                                  expected[some])
+    without = layout.tidy_from_stored(table, rules)
+    assert "cards" not in without.columns and len(without) == len(expected)
+
+
+def test_stored_schema_is_narrow_and_non_nullable():
+    types = layout.stored_types(4, 2, par=True)
+    schema = layout.stored_schema(types)
+    assert [f.name for f in schema if f.nullable] == [f"par_nil_safe_{s}" for s in range(4)]
+    assert "nil_0" not in types and "side_contract_0" not in types and "hcp_0" not in types
+    empty = layout.tidy_from_stored(schema.empty_table(), {}, par=True)
+    assert len(empty) == 0 and empty["par_nil_safe"].dtype == "boolean"
+    assert empty["hand_id"].dtype == np.int64
