@@ -386,7 +386,8 @@ def test_report_setup_comes_from_the_runs(built, tmp_path, monkeypatch):
                     'question = "Does it still build?"')
     saved = read_results(results, load_results_experiment(results))
     for mode in ("hands", "games"):
-        assert saved.runs[mode] == RunSpec.from_identity(read_meta(results / mode)["identity"])
+        assert saved.runs[mode] == RunSpec.from_identity(read_meta(results / mode)["identity"],
+                                                         read_meta(results / mode)["size"]["units"])
     assert saved.experiment.configs == saved.runs["hands"].configs
     assert saved.tournament.strategies == ("heuristic", "cautious", "random")
     assert (saved.tournament.n, saved.tournament.chunk_size) == (4, 2)
