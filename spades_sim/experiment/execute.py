@@ -13,7 +13,7 @@ from ..core.errors import ExperimentError, RunError
 from ..evaluate import match_spec, tournament, tournament_pairs
 from ..evaluate.tournament import SUMMARY
 from ..run import RunSpec, execute, run_status
-from ..run.dataset import META, prepare_dir
+from ..run.dataset import META, open_run, prepare_dir
 from .model import EXPERIMENT_COPY, TOURNAMENT_DIR, Experiment
 from .parse import load_experiment
 
@@ -97,13 +97,16 @@ def results_status(out) -> dict:
     runs = []
     for name, spec, folder in experiment_runs(experiment, out):
         if (folder / META).exists():
-            status = run_status(folder)
+            # same_run: whether the folder holds the run the file describes (at any size); a
+            # folder of another run is the report's to refuse, naming what differs
+            status = {**run_status(folder),
+                      "same_run": open_run(folder)[1].identity() == spec.identity()}
         else:
             status = {"out": str(folder), "seed": spec.seed, "unit": spec.unit_name,
                       "units": spec.units, "units_done": 0, "chunk_size": spec.chunk_size,
                       "chunks": spec.n_chunks, "done": 0, "missing": list(range(spec.n_chunks)),
                       "corrupt": [], "problems": {}, "configs": [c.name for c in spec.configs],
-                      "complete": False, "shards": None, "beyond": []}
+                      "complete": False, "shards": None, "beyond": [], "same_run": True}
         runs.append({"run": name, **status})
     return {"out": str(out), "experiment": experiment.name, "runs": runs,
             "complete": all(run["complete"] for run in runs)}
@@ -114,6 +117,8 @@ def missing_text(status: dict) -> str:
     4/4 not finished)``."""
     lacking = sorted(status["missing"] + status["corrupt"])
     text = f"{status['out']}: {len(lacking)} of {status['chunks']} chunks missing"
+    if status["corrupt"]:
+        text += f", {len(status['corrupt'])} of them corrupt or unfinished files"
     shards = status.get("shards")
     if shards is None:
         return text + " (not started)"
@@ -127,15 +132,18 @@ def finish_results(out) -> Experiment:
     """Check that every run of the experiment in ``out`` is complete (a one-line ``RunError``
     naming each incomplete run and its unfinished shards otherwise), and score its tournament
     into ``tournament/tournament.json`` when its shards were played apart (nothing is played
-    again). Returns the experiment."""
+    again). Returns the experiment. A folder holding another run than the file describes is
+    left to the report to refuse (``report.results``: it names what differs)."""
     out = Path(out)
     status = results_status(out)
+    experiment = load_results_experiment(out)
+    if not all(run["same_run"] for run in status["runs"]):
+        return experiment  # the report refuses it, naming what differs
     if not status["complete"]:
         incomplete = [missing_text(run) for run in status["runs"] if not run["complete"]]
         raise RunError(f"{out}: not every run is complete, so no report yet: "
                        f"{'; '.join(incomplete)}; play the missing shards (or spades-sim run "
                        f"FILE --out {out}) and build the report again")
-    experiment = load_results_experiment(out)
     said = experiment.tournament
     if said is not None and not _scored(out / TOURNAMENT_DIR, experiment):
         _play_tournament(experiment, out / TOURNAMENT_DIR, quiet=True)
