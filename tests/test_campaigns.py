@@ -163,3 +163,29 @@ def test_another_seed_or_chunk_size_is_still_another_run(tmp_path, change):
     execute(_spec(1000), tmp_path / "run", quiet=True)
     with pytest.raises(RunError, match=f"it differs in {next(iter(change))}"):
         execute(_spec(1000, **change), tmp_path / "run", quiet=True)
+
+
+def test_games_read_at_a_smaller_size_equal_a_fresh_run(tmp_path):
+    execute(_spec(10, games=True, chunk_size=4), tmp_path / "big", quiet=True)
+    execute(_spec(5, games=True, chunk_size=4), tmp_path / "small", quiet=True)
+    assert execute(_spec(5, games=True, chunk_size=4), tmp_path / "big",
+                   quiet=True)["played_chunks"] == 0
+    pd.testing.assert_frame_equal(load_run(tmp_path / "big"), load_run(tmp_path / "small"))
+
+
+@pytest.mark.parametrize("script, submit, log", [
+    ("slurm_array.sh", "sbatch", '--output="$LOGS/'),
+    ("pbs_array.sh", "qsub", '-o "$LOGS/"'),
+])
+def test_the_array_scripts_create_every_folder_before_submitting(script, submit, log):
+    import subprocess
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / script
+    assert subprocess.run(["bash", "-n", str(path)]).returncode == 0
+    text = path.read_text()
+    made = text.index('mkdir -p "$OUT" "$REPORTS" "$LOGS"')
+    assert made < text.index(f"$({submit} ") and log in text
+    assert '"$SPADES" run "$EXPERIMENT" --out "$OUT"' in text and "--shard" in text
+    assert '\\"$SPADES\\" report \\"$OUT\\" --reports \\"$REPORTS\\"' in text
+    assert "afterany:$array" in text
