@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from pathlib import Path
 
 from ..core.errors import ExperimentError, RunError
@@ -173,6 +174,12 @@ def load_results_experiment(results_dir) -> Experiment:
 
 def _write_text_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return  # the shards of an array job all copy the same file
+    except (OSError, UnicodeDecodeError):
+        pass
+    # a name of its own: shards on several machines may copy it at once (their pids may match)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
