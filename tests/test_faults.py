@@ -309,7 +309,8 @@ BAD_META = {
     "no-chunks": (_set(("chunks",), ...), "no 'chunks'"),
     "no-hash": (_set(("identity_sha256",), ...), "no 'identity_sha256'"),
     "seed-string": (_set(("identity", "seed"), "11"), "identity.seed is a string"),
-    "units-float": (_set(("identity", "units"), 1300.5), "identity.units is a number"),
+    "units-float": (_set(("size", "units"), 1300.5), "size.units is a number"),
+    "no-size": (_set(("size",), ...), "no 'size'"),
     "duplicate-string": (_set(("identity", "duplicate"), "no"), "identity.duplicate is a"),
     "configs-object": (_set(("identity", "configs"), {}), "identity.configs is an object"),
     "chunks-list": (_set(("chunks",), []), "chunks is a list"),
@@ -322,9 +323,9 @@ BAD_META = {
                                            ["nope"] * 4)(m)), "nope"),
     "bad-rules": (lambda m: rehash(_set(("identity", "configs", 0, "rules"), 7)(m)),
                   "neither a preset name nor an object"),
-    "huge-units": (lambda m: rehash(_set(("identity", "units"), 10**30)(m)),
+    "huge-units": (lambda m: rehash(_set(("size", "units"), 10**30)(m)),
                    f"is more than {MAX_UNITS:,}"),
-    "tiny-chunks": (lambda m: rehash(_set(("identity", "units"), MAX_UNITS)(
+    "tiny-chunks": (lambda m: rehash(_set(("size", "units"), MAX_UNITS)(
         _set(("identity", "chunk_size"), 1)(m))), f"more than {MAX_CHUNKS:,}"),
 }
 

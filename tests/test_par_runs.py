@@ -103,7 +103,7 @@ def test_par_columns_equal_spades_sim_par_of_the_same_hands(stub_solver):
 def test_without_par_nothing_changes(stub_solver, tmp_path):
     config = make_config("x", preset("classic"), ["heuristic"])
     plain = RunSpec((config,), 3, n_hands=20, chunk_size=10)
-    assert set(plain.identity()) == {"format", "seed", "unit", "units", "chunk_size",
+    assert set(plain.identity()) == {"format", "seed", "unit", "chunk_size",
                                      "duplicate", "configs", "engine"}
     with_par = RunSpec((config,), 3, n_hands=20, chunk_size=10, par=True)
     assert with_par.identity() == {**plain.identity(), "par": True,

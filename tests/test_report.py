@@ -358,12 +358,17 @@ def test_report_without_any_finished_chunk(built, tmp_path, capsys):
     results = _copy(built, tmp_path)
     for chunk in (results / "hands").glob("chunk-*.parquet"):
         chunk.unlink()
-    _refused(capsys, results, f"{results / 'hands'}: no finished chunk (0 of 2); run the "
-                              f"experiment again to play them", tmp_path)
+    # spades-sim report refuses every incomplete run (report.build_report, the whole run)
+    _refused(capsys, results, f"{results / 'hands'}: 2 of 2 chunks missing (not finished: run "
+                              f"the command again to resume)", tmp_path)
+    with pytest.raises(RunError, match="no finished chunk .0 of 2.; run the experiment again"):
+        report.build_report(results, tmp_path / "reports")
     for chunk in (built["results"] / "hands").glob("chunk-*.parquet"):  # corrupt, not missing
         (results / "hands" / chunk.name).write_bytes(b"not parquet")
-    _refused(capsys, results, f"{results / 'hands'}: no finished chunk (0 of 2; 2 corrupt or "
-                              f"unfinished); run the experiment again", tmp_path)
+    _refused(capsys, results, f"{results / 'hands'}: 2 of 2 chunks missing, 2 of them corrupt "
+                              f"or unfinished files (not finished", tmp_path)
+    with pytest.raises(RunError, match="no finished chunk .0 of 2; 2 corrupt or unfinished"):
+        report.build_report(results, tmp_path / "reports")
 
 
 @pytest.mark.parametrize("content, fragment", [
@@ -392,7 +397,8 @@ def test_report_setup_comes_from_the_runs(built, tmp_path, monkeypatch):
                     'question = "Does it still build?"')
     saved = read_results(results, load_results_experiment(results))
     for mode in ("hands", "games"):
-        assert saved.runs[mode] == RunSpec.from_identity(read_meta(results / mode)["identity"])
+        assert saved.runs[mode] == RunSpec.from_identity(read_meta(results / mode)["identity"],
+                                                         read_meta(results / mode)["size"]["units"])
     assert saved.experiment.configs == saved.runs["hands"].configs
     assert saved.tournament.strategies == ("heuristic", "cautious", "random")
     assert (saved.tournament.n, saved.tournament.chunk_size) == (4, 2)

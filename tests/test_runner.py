@@ -355,7 +355,6 @@ BASE = ["simulate", "--hands", "600", "--chunk-size", "300", "--seed", "4", "--q
     (["--rule", "target=300"], "configs"),
     (["--strategy", "random"], "configs"),
     (["--chunk-size", "200"], "chunk_size"),
-    (["--hands", "900"], "units"),
     (["--duplicate"], "duplicate"),
 ])
 def test_another_run_into_the_same_directory_is_refused(tmp_path, capsys, change, differs):
@@ -551,7 +550,8 @@ def test_status_text_and_json(tmp_path, capsys):
     assert status == {"out": str(out), "seed": 1, "unit": "hands", "units": 1000,
                       "units_done": 500, "chunk_size": 250, "chunks": 4, "done": 2,
                       "missing": [1, 3], "corrupt": [], "problems": {},
-                      "configs": ["classic", "simple"], "complete": False}
+                      "configs": ["classic", "simple"], "complete": False, "shards": 2,
+                      "beyond": []}
     assert main(args) == 0
     capsys.readouterr()
     assert main(["status", str(out)]) == 0

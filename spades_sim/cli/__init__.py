@@ -88,17 +88,23 @@ def build_parser() -> argparse.ArgumentParser:
                      "re-running resumes, a different experiment there is refused")
     run.add_argument("--reports", metavar="DIR", default="reports",
                      help="the report goes to DIR/NAME/ (default reports)")
+    run.add_argument("--shard", metavar="I/N", help="play only the I-th of N shares of the "
+                     "chunks of every run (an array job's task); the report is then built by "
+                     "spades-sim report DIR once all shards are in")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=cmd_run)
 
-    report = sub.add_parser("report", help="rebuild an experiment's report from its results")
+    report = sub.add_parser("report", help="build an experiment's report from its results "
+                            "(refused while a run or shard is unfinished)")
     report.add_argument("dir", help="the experiment's results folder, such as results/variants")
     report.add_argument("--reports", metavar="DIR", default="reports",
                         help="the report goes to DIR/NAME/ (default reports)")
     report.set_defaults(func=cmd_report)
 
-    status = sub.add_parser("status", help="progress of a run directory (--out)")
-    status.add_argument("dir", help="a run folder written with --out")
+    status = sub.add_parser("status", help="progress of a run directory (--out) or of an "
+                            "experiment's results folder")
+    status.add_argument("dir", help="a run folder written with --out, or an experiment's "
+                        "results folder (one line per run)")
     status.add_argument("--json", action="store_true", help="print one JSON object")
     status.set_defaults(func=cmd_status)
 

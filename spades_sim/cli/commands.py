@@ -169,20 +169,30 @@ def cmd_games(args):
 
 def cmd_run(args):
     from ..experiment import default_results_dir, load_experiment, run_experiment
+    from ..run import parse_shard
 
     _check_options(args)
+    shard = parse_shard(args.shard) if args.shard else None
     experiment = load_experiment(args.file)
     out = args.out or default_results_dir(experiment)
     summaries = run_experiment(experiment, out, jobs=args.jobs, backend=args.backend,
-                               scheduler=args.scheduler, quiet=args.quiet)
+                               scheduler=args.scheduler, quiet=args.quiet, shard=shard)
+    share = f" (shard {shard[0]}/{shard[1]})" if shard else ""
     for mode, summary in summaries.items():
-        print(f"{summary['out']}: {mode}: played {summary['played_chunks']} chunk(s), skipped "
-              f"{summary['skipped_chunks']} already done; {summary['units']:,} {mode} in "
-              f"{summary['seconds']:.1f} s")
+        print(f"{summary['out']}: {mode}{share}: played {summary['played_chunks']} chunk(s), "
+              f"skipped {summary['skipped_chunks']} already done; {summary['units']:,} "
+              f"{mode.split()[-1]} in {summary['seconds']:.1f} s")
+    if shard:
+        print(f"shard {shard[0]}/{shard[1]} done; the report is built by spades-sim report "
+              f"{out} once all shards are in (spades-sim status {out} shows them)")
+        return 0
     return _report(out, args.reports)
 
 
 def cmd_report(args):
+    from ..experiment import finish_results
+
+    finish_results(args.dir)  # every run complete (one line naming what is missing otherwise)
     return _report(args.dir, args.reports)
 
 
@@ -195,8 +205,14 @@ def _report(results_dir, reports_root):
 
 
 def cmd_status(args):
-    from ..run import run_status
+    from pathlib import Path
 
+    from ..experiment import EXPERIMENT_COPY, results_status
+    from ..run import run_status
+    from ..run.dataset import META
+
+    if (Path(args.dir) / EXPERIMENT_COPY).exists() and not (Path(args.dir) / META).exists():
+        return _experiment_status(results_status(args.dir), args.json)
     status = run_status(args.dir)
     if args.json:
         print(json.dumps(status))
@@ -214,6 +230,9 @@ def cmd_status(args):
         shown = status["missing"][:20]
         more = " ..." if len(status["missing"]) > 20 else ""
         print(f"missing chunks: {shown}{more}")
+    if status.get("beyond"):
+        print(f"kept beyond this size (read again if the run grows): {len(status['beyond'])} "
+              f"chunk(s)")
     print("complete" if status["complete"] else "incomplete: re-run the same command to resume")
     return 0
 
@@ -228,6 +247,24 @@ def cmd_hand(args):
         print("spades-sim hand: note: the run was played without --cards, so the replayed deal "
               "could not be checked against the dataset (its bids, tricks and scores were)",
               file=sys.stderr)
+
+
+def _experiment_status(status, as_json):
+    """``spades-sim status`` of an experiment's results folder: one line per run."""
+    from ..experiment.execute import missing_text
+
+    if as_json:
+        print(json.dumps(status))
+        return 0
+    width = max(len(run["run"]) for run in status["runs"])
+    for run in status["runs"]:
+        line = (f"{run['run']:<{width}}  {run['done']}/{run['chunks']} chunks, "
+                f"{run['units_done']:,}/{run['units']:,} {run['unit']}")
+        if not run["complete"]:
+            line += "; " + missing_text(run).split(": ", 1)[1]
+        print(line)
+    print(f"{status['out']}: " + ("complete: spades-sim report builds the report"
+                                 if status["complete"] else "incomplete"))
     return 0
 
 

@@ -3,10 +3,16 @@ the configurations and grids and ``lines`` for the line of every key), playing o
 (``execute``)."""
 
 from .configs import rule_text
-from .execute import default_results_dir, load_results_experiment, run_experiment
+from .execute import (
+    default_results_dir,
+    finish_results,
+    load_results_experiment,
+    results_status,
+    run_experiment,
+)
 from .model import ANALYSES, EXPERIMENT_COPY, TOURNAMENT_DIR, Experiment
 from .parse import load_experiment, parse_experiment
 
 __all__ = ["ANALYSES", "EXPERIMENT_COPY", "TOURNAMENT_DIR", "Experiment", "default_results_dir",
-           "load_experiment", "load_results_experiment", "parse_experiment", "rule_text",
-           "run_experiment"]
+           "finish_results", "load_experiment", "load_results_experiment", "parse_experiment",
+           "results_status", "rule_text", "run_experiment"]

@@ -1,16 +1,20 @@
 """Playing an experiment: its runs (hands and/or games, on the same deals) and its tournament,
-into its results folder, resumable; and reading back which experiment a folder holds.
+into its results folder, resumable, whole or as one shard of an array job; how far its runs
+are (``results_status``); and reading back which experiment a folder holds.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import uuid
 from pathlib import Path
 
-from ..core.errors import ExperimentError
+from ..core.errors import ExperimentError, RunError
 from ..evaluate import match_spec, tournament, tournament_pairs
-from ..run import execute
-from ..run.dataset import META, prepare_dir
+from ..evaluate.tournament import SUMMARY
+from ..run import RunSpec, execute, run_status
+from ..run.dataset import META, open_run, prepare_dir
 from .model import EXPERIMENT_COPY, TOURNAMENT_DIR, Experiment
 from .parse import load_experiment
 
@@ -19,34 +23,55 @@ def default_results_dir(experiment: Experiment) -> Path:
     return Path("results") / experiment.name
 
 
-def run_experiment(experiment: Experiment, out=None, *, jobs: int = 1, backend: str = "loky",
-                   scheduler: str | None = None, quiet: bool = False) -> dict:
-    """Play the experiment's runs into ``out`` (``results/<name>`` by default): ``out/hands``
-    and/or ``out/games``, resumable; a directory holding a different run is refused before
-    anything is played. The experiment file is copied to ``out/experiment.toml``. Returns
-    ``{mode: runner summary}``."""
-    out = Path(out) if out is not None else default_results_dir(experiment)
-    specs = {mode: experiment.spec(mode) for mode in experiment.modes}
-    folders = {mode: out / mode for mode in specs}
+def experiment_runs(experiment: Experiment, out) -> list[tuple[str, RunSpec, Path]]:
+    """``(name, spec, folder)`` of every run of the experiment in its results folder ``out``:
+    ``hands``, ``games``, and ``tournament/<match>`` for each match of its tournament."""
+    out = Path(out)
+    runs = [(mode, experiment.spec(mode), out / mode) for mode in experiment.modes]
     tournament = experiment.tournament
     if tournament is not None:
         strategies = tournament.strategies
         for i, j, where in tournament_pairs(tournament.names, out / TOURNAMENT_DIR):
-            specs[where.name] = match_spec(strategies[i], strategies[j], tournament.rules,
-                                           seed=experiment.seed,
-                                           **tournament.sizes())
-            folders[where.name] = where
+            runs.append((f"{TOURNAMENT_DIR}/{where.name}",
+                         match_spec(strategies[i], strategies[j], tournament.rules,
+                                    seed=experiment.seed, **tournament.sizes()), where))
+    return runs
+
+
+def run_experiment(experiment: Experiment, out=None, *, jobs: int = 1, backend: str = "loky",
+                   scheduler: str | None = None, quiet: bool = False,
+                   shard: tuple[int, int] | None = None) -> dict:
+    """Play the experiment's runs into ``out`` (``results/<name>`` by default): ``out/hands``
+    and/or ``out/games``, resumable; a directory holding a different run is refused before
+    anything is played (a run of another size is the same run: it grows, or is read at the
+    smaller size). The experiment file is copied to ``out/experiment.toml``. Returns
+    ``{mode: runner summary}``.
+
+    With ``shard`` ``(I, N)``: only the I-th of N shares of the chunks of every run (the
+    tournament's matches included), for array jobs; the tournament is then not scored
+    (``finish_results`` does it once every shard is in)."""
+    out = Path(out) if out is not None else default_results_dir(experiment)
+    runs = experiment_runs(experiment, out)
     # Refuse any different run before writing or playing anything: the folders that hold a
     # run first (prepare_dir only checks those), then the new ones get their meta.json.
-    held = [name for name in specs if (folders[name] / META).exists()]
-    for name in held + [name for name in specs if name not in held]:
-        prepare_dir(specs[name], folders[name])
+    held = [run for run in runs if (run[2] / META).exists()]
+    for _, spec, folder in held + [run for run in runs if run not in held]:
+        prepare_dir(spec, folder, shard)
     _write_text_atomic(out / EXPERIMENT_COPY, experiment.text)
     summaries = {}
-    for mode in experiment.modes:
-        summaries[mode] = execute(specs[mode], folders[mode], jobs=jobs, backend=backend,
-                                  scheduler=scheduler, quiet=quiet)
-    if tournament is not None:
+    for name, spec, folder in runs:
+        if name in experiment.modes:
+            summaries[name] = execute(spec, folder, jobs=jobs, backend=backend,
+                                      scheduler=scheduler, quiet=quiet, shard=shard)
+    tournament = experiment.tournament
+    if tournament is not None and shard is not None:
+        matches = [execute(spec, folder, jobs=jobs, backend=backend, scheduler=scheduler,
+                           quiet=quiet, shard=shard)
+                   for name, spec, folder in runs if name not in experiment.modes]
+        summaries[f"tournament {tournament.unit}"] = {
+            "out": str(out / TOURNAMENT_DIR), **{key: sum(m[key] for m in matches) for key in (
+                "played_chunks", "skipped_chunks", "units", "seconds")}}
+    elif tournament is not None:
         summaries[f"tournament {tournament.unit}"] = _play_tournament(
             experiment, out / TOURNAMENT_DIR, jobs=jobs, backend=backend, scheduler=scheduler,
             quiet=quiet)
@@ -64,6 +89,80 @@ def _play_tournament(experiment: Experiment, out: Path, **options) -> dict:
             "units": sum(r["units"] for r in runs), "seconds": sum(r["seconds"] for r in runs)}
 
 
+def results_status(out) -> dict:
+    """How far the runs of the experiment in the results folder ``out`` are: ``runs``, one
+    ``run.run_status`` per run (hands, games, each tournament match; with ``run``, its name),
+    a run not started yet counted as every chunk missing; ``complete`` when all are."""
+    out = Path(out)
+    experiment = load_results_experiment(out)
+    runs = []
+    for name, spec, folder in experiment_runs(experiment, out):
+        if (folder / META).exists():
+            # same_run: whether the folder holds the run the file describes (at any size); a
+            # folder of another run is the report's to refuse, naming what differs
+            status = {**run_status(folder),
+                      "same_run": open_run(folder)[1].identity() == spec.identity()}
+        else:
+            status = {"out": str(folder), "seed": spec.seed, "unit": spec.unit_name,
+                      "units": spec.units, "units_done": 0, "chunk_size": spec.chunk_size,
+                      "chunks": spec.n_chunks, "done": 0, "missing": list(range(spec.n_chunks)),
+                      "corrupt": [], "problems": {}, "configs": [c.name for c in spec.configs],
+                      "complete": False, "shards": None, "beyond": [], "same_run": True}
+        runs.append({"run": name, **status})
+    return {"out": str(out), "experiment": experiment.name, "runs": runs,
+            "complete": all(run["complete"] for run in runs)}
+
+
+def missing_text(status: dict) -> str:
+    """What a run lacks, in one phrase: ``results/x/hands: 3 of 8 chunks missing (shards 2/4,
+    4/4 not finished)``."""
+    lacking = sorted(status["missing"] + status["corrupt"])
+    text = f"{status['out']}: {len(lacking)} of {status['chunks']} chunks missing"
+    if status["corrupt"]:
+        text += f", {len(status['corrupt'])} of them corrupt or unfinished files"
+    shards = status.get("shards")
+    if shards is None:
+        return text + " (not started)"
+    if shards > 1:
+        unfinished = sorted({chunk % shards + 1 for chunk in lacking})
+        return text + f" (shards {', '.join(f'{i}/{shards}' for i in unfinished)} not finished)"
+    return text + " (not finished: run the command again to resume)"
+
+
+def finish_results(out) -> Experiment:
+    """Check that every run of the experiment in ``out`` is complete (a one-line ``RunError``
+    naming each incomplete run and its unfinished shards otherwise), and score its tournament
+    into ``tournament/tournament.json`` when its shards were played apart (nothing is played
+    again). Returns the experiment. A folder holding another run than the file describes is
+    left to the report to refuse (``report.results``: it names what differs)."""
+    out = Path(out)
+    status = results_status(out)
+    experiment = load_results_experiment(out)
+    if not all(run["same_run"] for run in status["runs"]):
+        return experiment  # the report refuses it, naming what differs
+    if not status["complete"]:
+        incomplete = [missing_text(run) for run in status["runs"] if not run["complete"]]
+        raise RunError(f"{out}: not every run is complete, so no report yet: "
+                       f"{'; '.join(incomplete)}; play the missing shards (or spades-sim run "
+                       f"FILE --out {out}) and build the report again")
+    said = experiment.tournament
+    if said is not None and not _scored(out / TOURNAMENT_DIR, experiment):
+        _play_tournament(experiment, out / TOURNAMENT_DIR, quiet=True)
+    return experiment
+
+
+def _scored(folder: Path, experiment: Experiment) -> bool:
+    """Whether the tournament summary in ``folder`` is that of the experiment's tournament at
+    its size (a run that grew or was sharded has none yet, or an old one)."""
+    said = experiment.tournament
+    try:
+        data = json.loads((folder / SUMMARY).read_text())
+        return (data.get(said.unit) == said.n and data.get("seed") == experiment.seed
+                and list(data.get("strategies", ())) == list(said.names))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def load_results_experiment(results_dir) -> Experiment:
     """The experiment whose results ``results_dir`` holds (from its copy of the file)."""
     path = Path(results_dir) / EXPERIMENT_COPY
@@ -75,6 +174,12 @@ def load_results_experiment(results_dir) -> Experiment:
 
 def _write_text_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return  # the shards of an array job all copy the same file
+    except (OSError, UnicodeDecodeError):
+        pass
+    # a name of its own: shards on several machines may copy it at once (their pids may match)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)

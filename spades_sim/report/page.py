@@ -80,7 +80,7 @@ def run_metadata(ctx: Context, statuses: dict | None = None) -> list[dict]:
         runs.append({
             "mode": mode, "dir": f"{mode}/",
             "items": [
-                ("units", f"{identity['units']:,} {identity['unit']}"),
+                ("units", f"{meta['size']['units']:,} {identity['unit']}"),
                 ("seed", str(identity["seed"])),
                 ("chunk size", f"{identity['chunk_size']:,}"),
                 ("duplicate", "yes" if identity["duplicate"] else "no"),

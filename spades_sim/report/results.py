@@ -96,7 +96,7 @@ def run_spec(folder: Path) -> RunSpec:
     """The spec a run folder's ``meta.json`` records; :class:`RunError` when unreadable."""
     meta = read_meta(folder)
     try:
-        return RunSpec.from_identity(meta["identity"])
+        return RunSpec.from_identity(meta["identity"], meta["size"]["units"])
     except SpadesError as error:
         raise RunError(f"{folder / META}: unreadable run metadata ({error})")
     except (KeyError, TypeError, ValueError, AttributeError) as error:

@@ -1,14 +1,21 @@
 """The run folder on disk: ``meta.json``, one Parquet file per chunk, the locks, reading runs back.
 
 ``meta.json`` holds the run's identity (seed, chunk size, configurations, engine hash: everything
-the results depend on), its SHA-256 (the *run hash*), the library versions, the commit and the
+the results depend on but the size), its SHA-256 (the *run hash*), the run's size (``size``: the
+hands or games and chunks the latest command asked for), the library versions, the commit and the
 list of finished chunks with their checksums. Chunk ``c`` is ``chunk-000123.parquet``, in the tidy
 schema of ``core.schema.TIDY_COLUMNS`` (one row per hand, seat and configuration), and carries its
-own provenance in its key-value metadata: the run hash, its index, its row count and the SHA-256
-of its content (``table_checksum``). A chunk counts as finished only when the file reads whole,
-its provenance names this run and this index, its schema, row count and checksum are right, and
-``meta.json`` lists it with that checksum; anything else is played again on resume, shown by
-``status`` and refused by ``load_run``.
+own provenance in its key-value metadata: the run hash, its index, its row count, the units
+(hands or games) it holds and the SHA-256 of its content (``table_checksum``). A chunk counts
+as finished only when the file reads whole, its provenance names this run and this index, its
+schema, row count and checksum are right, and ``meta.json`` lists it with that checksum; anything
+else is played again on resume, shown by ``status`` and refused by ``load_run``.
+
+Runs grow: chunk ``c`` holds the same hands whatever the size, so a command with a larger size
+(same seed, rules, strategies and chunk size) plays only the chunks missing, the smaller size's
+partial last chunk replaced by a whole one; a command with a smaller size plays nothing and reads
+the first chunks (a whole chunk cut to the hands the size needs). No chunk is ever deleted, and
+``meta.json``'s ``size`` is the size of the latest command.
 
 Writing is safe against kills and against other writers: chunk files are written to a temporary
 name and renamed, ``meta.json`` is rewritten atomically under a short ``flock``; each writer
@@ -33,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .. import __version__
@@ -46,6 +54,7 @@ from .provenance import (
     KEY_ROWS,
     KEY_RUN,
     KEY_SHA256,
+    KEY_UNITS,
     check_chunk,
     schema_problem,
     table_checksum,
@@ -62,7 +71,7 @@ def _versions() -> dict:
 
 
 # -- meta.json -------------------------------------------------------------------------------------
-_IDENTITY_KEYS = {"format": int, "seed": int, "unit": str, "units": int, "chunk_size": int,
+_IDENTITY_KEYS = {"format": int, "seed": int, "unit": str, "chunk_size": int,
                   "duplicate": bool, "configs": list, "engine": str}
 _KIND_NAMES = {int: "an integer", str: "a string", bool: "true or false", list: "a list",
                dict: "an object"}
@@ -112,11 +121,16 @@ def _meta_problem(meta) -> str | None:
     for flag in ("par", "cards"):
         if flag in identity and not _has_type(identity[flag], bool):
             return f"identity.{flag} is {_json_kind(identity[flag])}, expected true or false"
-    for key, kind in (("identity_sha256", str), ("chunks", dict)):
+    for key, kind in (("identity_sha256", str), ("size", dict), ("chunks", dict)):
         if key not in meta:
             return f"no {key!r}"
         if not _has_type(meta[key], kind):
             return f"{key} is {_json_kind(meta[key])}, expected {_KIND_NAMES[kind]}"
+    if not _has_type(meta["size"].get("units"), int):
+        return (f"size.units is {_json_kind(meta['size'].get('units'))}, expected "
+                f"{_KIND_NAMES[int]}")
+    if "shards" in meta and not _has_type(meta["shards"], int):
+        return f"shards is {_json_kind(meta['shards'])}, expected {_KIND_NAMES[int]}"
     if identity_hash(identity) != meta["identity_sha256"]:
         return "its identity does not match identity_sha256 (edited by hand?)"
     for key, value in meta["chunks"].items():
@@ -148,7 +162,7 @@ def open_run(out) -> tuple[dict, RunSpec]:
     """``(meta, spec)`` of a run folder; a one-line ``RunError`` when it holds no usable run."""
     meta = read_meta(out)
     try:
-        spec = RunSpec.from_identity(meta["identity"])
+        spec = RunSpec.from_identity(meta["identity"], meta["size"]["units"])
     except SpadesError as error:
         raise RunError(f"{Path(out) / META}: unusable run metadata: {error}")
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
@@ -173,8 +187,10 @@ def _dump_meta(meta: dict) -> bytes:
     return json.dumps(meta, indent=2).encode()
 
 
-def prepare_dir(spec: RunSpec, out) -> None:
-    """Create ``out`` with the run's ``meta.json``, or check that it holds this very run.
+def prepare_dir(spec: RunSpec, out, shard: tuple[int, int] | None = None) -> None:
+    """Create ``out`` with the run's ``meta.json``, or check that it holds this very run (at
+    any size: ``meta.json``'s ``size`` becomes ``spec``'s, and ``shards`` the number of shards
+    ``shard`` splits it in, 1 without).
 
     Refused (``RunError``): a folder of another run, a ``meta.json`` that is not one, and chunk
     files without a ``meta.json`` (chunks of an unknown run are never adopted)."""
@@ -184,14 +200,19 @@ def prepare_dir(spec: RunSpec, out) -> None:
     except OSError as error:
         raise RunError(f"{out}: cannot create the run folder ({_reason(error)})")
     identity = spec.identity()
+    shards = int(shard[1]) if shard is not None else 1
     with _locked(out / META_LOCK):
         if (out / META).exists():
-            existing = open_run(out)[0]["identity"]
+            meta = open_run(out)[0]
+            existing = meta["identity"]
             if existing != identity:
                 differing = sorted(key for key in set(identity) | set(existing)
                                    if existing.get(key) != identity.get(key))
                 raise RunError(f"{out} holds another run (it differs in "
                                f"{', '.join(differing)}); use another --out")
+            if meta["size"] != spec.size() or meta.get("shards") != shards:
+                meta["size"], meta["shards"] = spec.size(), shards  # the run grows (or shrinks)
+                _write_atomic(out / META, _dump_meta(meta), f"{uuid.uuid4().hex}.{os.getpid()}")
             return
         chunks = sorted(p.name for p in out.iterdir() if CHUNK_RE.fullmatch(p.name))
         if chunks:
@@ -200,7 +221,8 @@ def prepare_dir(spec: RunSpec, out) -> None:
         meta = {"identity": identity, "identity_sha256": identity_hash(identity),
                 "versions": _versions(), "commit": commit(),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "columns": list(spec.columns), **spec.extra, "chunks": {}}
+                "columns": list(spec.columns), **spec.extra, "size": spec.size(),
+                "shards": shards, "chunks": {}}
         _write_atomic(out / META, _dump_meta(meta), f"{uuid.uuid4().hex}.{os.getpid()}")
 
 
@@ -265,7 +287,7 @@ def write_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
     table = table.replace_schema_metadata({
         **(table.schema.metadata or {}), KEY_RUN: own_hash.encode(),
         KEY_CHUNK: str(chunk).encode(), KEY_ROWS: str(table.num_rows).encode(),
-        KEY_SHA256: checksum.encode()})
+        KEY_UNITS: str(spec.chunk_range(chunk)[1]).encode(), KEY_SHA256: checksum.encode()})
     path = out / CHUNK_PATTERN.format(chunk)
     suffix = writer.suffix if writer is not None else f"{uuid.uuid4().hex}.{os.getpid()}"
     tmp = out / f".{path.name}.{suffix}.tmp"
@@ -302,7 +324,11 @@ def load_run(out, columns=None) -> pd.DataFrame:
     (another run's, another index, the wrong rows, schema or checksum, not listed in meta.json)
     is refused with a ``RunError`` naming it; a file that cannot be read whole (truncated,
     damaged) is skipped with a warning on stderr; missing chunks are skipped (``spades-sim
-    status`` lists both).
+    status`` lists both), and so is the partial last chunk of a smaller size.
+
+    The run is read at the size of ``meta.json`` (that of the latest command that played it):
+    a whole chunk of a larger size is cut to the hands (or games) this size needs, so the frame
+    is exactly that of a fresh run of this size; chunks beyond it are not read.
     """
     out = Path(out)
     meta, spec = open_run(out)
@@ -322,7 +348,7 @@ def load_run(out, columns=None) -> pd.DataFrame:
     for chunk in range(spec.n_chunks):
         path = out / CHUNK_PATTERN.format(chunk)
         check = check_chunk(out, spec, run_hash, listing, chunk, keep=True)
-        if check.state == "missing":
+        if check.state in ("missing", "short"):
             continue
         if check.state == "unreadable":
             print(f"spades-sim: skipping {path.name}: {check.why}", file=sys.stderr)
@@ -331,6 +357,10 @@ def load_run(out, columns=None) -> pd.DataFrame:
             raise RunError(f"{path}: refused: {check.why}; re-run the run's command to play "
                            f"chunk {chunk} again")
         table = check.table
+        first, count = spec.chunk_range(chunk)
+        if check.units > count:  # the whole chunk of a larger size: its first units only
+            ids = table.column("game_id" if spec.games_mode else "hand_id")
+            table = table.filter(pc.less(ids, pa.scalar(first + count, ids.type)))
         table = table.replace_schema_metadata(
             {k: v for k, v in (table.schema.metadata or {}).items()
              if not k.startswith(b"spades_sim.")})
@@ -354,14 +384,16 @@ def run_status(out) -> dict:
         check = check_chunk(out, spec, run_hash, listing, chunk)
         if check.state == "done":
             done.append(chunk)
-        elif check.state == "missing":
+        elif check.state in ("missing", "short"):
             missing.append(chunk)
         else:
             corrupt.append(chunk)
             problems[CHUNK_PATTERN.format(chunk)] = check.why
     units_done = sum(spec.chunk_range(c)[1] for c in done)
+    beyond = sorted(int(c) for c in meta["chunks"] if int(c) >= spec.n_chunks)
     return {"out": str(out), "seed": spec.seed, "unit": spec.unit_name, "units": spec.units,
             "units_done": units_done, "chunk_size": spec.chunk_size, "chunks": spec.n_chunks,
             "done": len(done), "missing": missing, "corrupt": corrupt, "problems": problems,
-            "configs": [c.name for c in spec.configs], "complete": len(done) == spec.n_chunks}
+            "configs": [c.name for c in spec.configs], "complete": len(done) == spec.n_chunks,
+            "shards": meta.get("shards", 1), "beyond": beyond}
 

@@ -118,7 +118,7 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
     out = Path(out).resolve()  # workers may run elsewhere (another directory, a Dask node)
     client = _connect(scheduler) if backend == "dask" and scheduler is not None else None
     try:
-        prepare_dir(spec, out)
+        prepare_dir(spec, out, shard)
         with claim_share(out, spec, shard) as writer:
             return _execute(spec, out, writer, jobs, backend, client, shard, quiet)
     finally:

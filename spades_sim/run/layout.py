@@ -167,7 +167,8 @@ def _numpy(kind: str):
 # -- stored -> tidy --------------------------------------------------------------------------------
 def tidy_from_stored(table: pa.Table, rules_by_config: dict, columns=None,
                      par: bool = False, cards: bool = False) -> pd.DataFrame:
-    """The tidy frame (one row per hand and seat, ``core.par.tidy_types(par, cards)``) of stored rows, in their order; only ``columns`` when given.
+    """The tidy frame (one row per hand and seat, ``core.par.tidy_types(par, cards)``) of
+    stored rows, in their order; only ``columns`` (in their order) when given.
 
     ``rules_by_config``: each configuration's ``Rules`` (its players, sides and the nil rules
     the derived columns follow)."""

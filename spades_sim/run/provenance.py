@@ -29,6 +29,7 @@ KEY_RUN = b"spades_sim.run"  # the run hash: SHA-256 of the identity's canonical
 KEY_CHUNK = b"spades_sim.chunk"  # the chunk's index
 KEY_ROWS = b"spades_sim.rows"  # its row count
 KEY_SHA256 = b"spades_sim.sha256"  # table_checksum of its content
+KEY_UNITS = b"spades_sim.units"  # the hands (or games) it holds: a run's last chunk may be partial
 
 # A chunk file has exactly the columns and types of ``core.schema.TIDY_TYPES`` (and of the par
 # columns, ``core.par.PAR_TYPES``, in a run played with par: ``RunSpec.columns``); a file with
@@ -120,11 +121,13 @@ def table_checksum(table: pa.Table) -> str:
     return digest.hexdigest()
 
 
-def expected_rows(spec: RunSpec, chunk: int) -> int | None:
-    """Rows a finished chunk file holds (None in games mode: game lengths vary)."""
+def expected_rows(spec: RunSpec, chunk: int, count: int | None = None) -> int | None:
+    """Rows a finished chunk file holds (of ``count`` units, default the chunk's at the run's
+    size; None in games mode: game lengths vary)."""
     if spec.games_mode:
         return None
-    _, count = spec.chunk_range(chunk)
+    if count is None:
+        _, count = spec.chunk_range(chunk)
     copies = 2 if spec.duplicate else 1
     return sum(count * c.rules.players * copies for c in spec.configs)
 
@@ -132,11 +135,15 @@ def expected_rows(spec: RunSpec, chunk: int) -> int | None:
 @dataclass
 class ChunkCheck:
     """What a chunk file is: ``done``, ``missing``, ``unreadable`` (truncated, damaged: no
-    whole Parquet file) or ``foreign`` (a readable file that is not this run's chunk)."""
+    whole Parquet file), ``foreign`` (a readable file that is not this run's chunk) or
+    ``short`` (this run's chunk, but the partial last chunk of a smaller size: played again,
+    whole, when the run grows). ``units``: the units a ``done`` or ``short`` file holds (a
+    ``done`` file may hold more than the run's size needs: the full chunk of a larger size)."""
 
     state: str
     why: str = ""
     table: pa.Table | None = None
+    units: int = 0
 
 
 def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk: int,
@@ -156,43 +163,55 @@ def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk
             parquet.close()
     except Exception as error:  # truncated, damaged, not Parquet: play it again
         return ChunkCheck("unreadable", f"unreadable ({_reason(error)})")
-    why = _provenance_problem(spec, run_hash, listing, chunk, table, kv)
+    why, units = _provenance_problem(spec, run_hash, listing, chunk, table, kv)
     if why:
         return ChunkCheck("foreign", why)
-    return ChunkCheck("done", table=table if keep else None)
+    needed = spec.chunk_range(chunk)[1]
+    if units < needed:
+        return ChunkCheck("short", f"it holds {units:,} {spec.unit_name}, the run's size needs "
+                                   f"{needed:,} (played again, whole, when the run grows)",
+                          units=units)
+    return ChunkCheck("done", table=table if keep else None, units=units)
 
 
-def _provenance_problem(spec, run_hash, listing, chunk, table, kv) -> str | None:
+def _provenance_problem(spec, run_hash, listing, chunk, table, kv) -> tuple[str | None, int]:
+    """What makes the file not this run's chunk (None when nothing), and the units it holds."""
     def value(key):
         found = kv.get(key)
         return None if found is None else found.decode("utf-8", "replace")
 
-    run, index, rows, checksum = (value(k) for k in (KEY_RUN, KEY_CHUNK, KEY_ROWS, KEY_SHA256))
-    if None in (run, index, rows, checksum):
-        return "it carries no chunk provenance (not written by a run of this format)"
+    run, index, rows, checksum, units = (value(k) for k in (KEY_RUN, KEY_CHUNK, KEY_ROWS,
+                                                             KEY_SHA256, KEY_UNITS))
+    if None in (run, index, rows, checksum, units):
+        return "it carries no chunk provenance (not written by a run of this format)", 0
     if run != run_hash:
-        return f"it belongs to another run (run {run[:12]}, this run is {run_hash[:12]})"
+        return f"it belongs to another run (run {run[:12]}, this run is {run_hash[:12]})", 0
     if index != str(chunk):
-        return f"it is chunk {index} of this run, not chunk {chunk} (copied or renamed?)"
+        return f"it is chunk {index} of this run, not chunk {chunk} (copied or renamed?)", 0
+    if not units.isdigit() or not 1 <= int(units) <= spec.chunk_size:
+        return (f"it says it holds {units} {spec.unit_name}, not 1 to the chunk size "
+                f"{spec.chunk_size:,}"), 0
+    units = int(units)
     problem = schema_problem(table, spec.column_types)
     if problem:
-        return f"it does not have the run schema: {problem}"
+        return f"it does not have the run schema: {problem}", 0
     if rows != str(table.num_rows):
-        return f"it holds {table.num_rows:,} rows, its own metadata says {rows}"
-    expected = expected_rows(spec, chunk)
+        return f"it holds {table.num_rows:,} rows, its own metadata says {rows}", 0
+    expected = expected_rows(spec, chunk, units)
     if expected is not None and table.num_rows != expected:
-        return f"it holds {table.num_rows:,} rows, a chunk {chunk} of this run has {expected:,}"
+        return (f"it holds {table.num_rows:,} rows, a chunk of {units:,} {spec.unit_name} of "
+                f"this run has {expected:,}"), 0
     try:
         actual = table_checksum(table)
     except Exception as error:
-        return f"its content cannot be checksummed ({_reason(error)})"
+        return f"its content cannot be checksummed ({_reason(error)})", 0
     if actual != checksum:
-        return "its content does not match its checksum (edited?)"
+        return "its content does not match its checksum (edited?)", 0
     listed = listing.get(chunk, checksum)
     if listed is None:
-        return f"it is not listed as finished in {META}"
+        return f"it is not listed as finished in {META}", 0
     if listed != checksum:
-        return f"{META} lists it with another checksum"
-    return None
+        return f"{META} lists it with another checksum", 0
+    return None, units
 
 

@@ -27,7 +27,10 @@ from ..game.plugins import check_plugins, plugin_sources_hash
 
 # 2: chunk files carry their provenance (run hash, index, rows, checksum) and meta.json lists
 # the finished chunks; folders of format 1 are refused, not mixed.
-FORMAT_VERSION = 2
+# 3: the size (hands or games) is no longer part of the identity: meta.json records it apart
+# ("size") and every chunk file records how many units it holds, so a run can grow (or be read
+# at a smaller size) in the same folder.
+FORMAT_VERSION = 3
 
 
 def identity_hash(identity: dict) -> str:
@@ -201,15 +204,20 @@ class RunSpec:
         first = chunk * self.chunk_size
         return first, min(self.chunk_size, self.units - first)
 
+    def size(self) -> dict:
+        """The run's size, which is not part of its identity: ``{"units": N, "chunks": K}``.
+        Chunk ``c`` holds the same units whatever the size (as long as the chunk size is the
+        same), so a run grows by adding chunks, the last partial one replaced by a full one."""
+        return {"units": int(self.units), "chunks": int(self.n_chunks)}
+
     def identity(self) -> dict:
-        """Everything the results depend on (a directory holds one identity only); ``par``
-        only when the run has the par columns (a run without keeps the identity it always
-        had)."""
+        """Everything the results depend on (a directory holds one identity only), except the
+        size (``size``: a folder holds a run at any size); ``par`` only when the run has the
+        par columns (a run without keeps the identity it always had)."""
         identity = {
             "format": FORMAT_VERSION,
             "seed": int(self.seed),
             "unit": self.unit_name,
-            "units": int(self.units),
             "chunk_size": int(self.chunk_size),
             "duplicate": bool(self.duplicate),
             "configs": [c.to_dict() for c in self.configs],
@@ -242,11 +250,14 @@ class RunSpec:
         return identity_hash(self.identity())
 
     @classmethod
-    def from_identity(cls, data: dict) -> RunSpec:
-        """The spec a run directory was made with (whatever engine made it); a ``SpadesError``
-        (never another exception) when ``data`` is not a run identity."""
+    def from_identity(cls, data: dict, units: int | None = None) -> RunSpec:
+        """The spec a run directory was made with (whatever engine made it), at the size
+        ``units`` (meta.json's ``size``; an identity of format 2 still holds its own); a
+        ``SpadesError`` (never another exception) when ``data`` is not a run identity."""
         if not isinstance(data, dict):
             raise RunError(f"identity: expected an object, found {type(data).__name__}")
+        if units is not None:
+            data = {**data, "units": units}
         for key in ("unit", "units", "configs", "seed", "chunk_size", "duplicate"):
             if key not in data:
                 raise RunError(f"identity: no {key!r}")
