@@ -36,7 +36,7 @@ from spades_sim.core.schema import TIDY_COLUMNS, TIDY_TYPES
 from spades_sim.run import RunSpec, execute, load_run, make_config, run_status
 from spades_sim.run.folder import CHUNK_PATTERN, META
 from spades_sim.run.locks import claim_share
-from spades_sim.run.memory import play_chunk
+from spades_sim.run.memory import play_chunk_stored
 from spades_sim.run.provenance import (
     KEY_CHUNK,
     KEY_ROWS,
@@ -163,12 +163,13 @@ def test_every_chunk_carries_its_provenance(reference):
         table = pq.read_table(path)
         assert kv[KEY_RUN].decode() == run_hash
         assert kv[KEY_CHUNK].decode() == str(chunk)
-        assert int(kv[KEY_ROWS]) == table.num_rows == (300 if chunk < 4 else 100) * 8
+        # one row per hand and configuration (run/layout.py)
+        assert int(kv[KEY_ROWS]) == table.num_rows == (300 if chunk < 4 else 100) * 2
         assert kv[KEY_SHA256].decode() == table_checksum(table) == meta["chunks"][str(chunk)]
-        assert schema_problem(table) is None
-    # The checksum is of the content, not of how it is stored: the table as played (pandas
-    # categories, large strings) and as read back from Parquet agree.
-    played = pa.Table.from_pandas(play_chunk(spec(), 2), preserve_index=False)
+        assert schema_problem(table, spec().stored_types) is None
+    # The checksum is of the content, not of how it is stored: the table as played and as read
+    # back from Parquet agree.
+    played = play_chunk_stored(spec(), 2)
     assert table_checksum(played) == meta["chunks"]["2"]
     assert tuple(TIDY_TYPES) == TIDY_COLUMNS
 
@@ -182,10 +183,10 @@ def _rewrite(path, change) -> None:
 
 
 def _edit_values(table):
-    deltas = table.column("score_delta").to_pylist()
+    deltas = table.column("score_delta_0").to_pylist()
     deltas[0] += 10
-    return table.set_column(table.schema.get_field_index("score_delta"), "score_delta",
-                            pa.array(deltas, table.schema.field("score_delta").type))
+    return table.set_column(table.schema.get_field_index("score_delta_0"), "score_delta_0",
+                            pa.array(deltas, table.schema.field("score_delta_0").type))
 
 
 def _truncate(out, other):
@@ -216,8 +217,8 @@ def _one_column_with_provenance(out, other):
 
 def _float_scores(out, other):
     _rewrite(out / THREE, lambda table: table.set_column(
-        table.schema.get_field_index("score_delta"), "score_delta",
-        pc.cast(table.column("score_delta"), pa.float64())))
+        table.schema.get_field_index("score_delta_0"), "score_delta_0",
+        pc.cast(table.column("score_delta_0"), pa.float64())))
 
 
 def _rows_dropped(out, other):

@@ -41,14 +41,14 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from .. import __version__
 from ..core.errors import RunError, SpadesError
 from ..core.version import commit
 from .folder import CHUNK_PATTERN, CHUNK_RE, META, META_LOCK, _reason
+from .layout import stored_schema, tidy_from_stored, write_parquet
 from .locks import Writer, _locked, writer_alive
-from .memory import play_chunk
+from .memory import play_chunk_stored
 from .provenance import (
     KEY_CHUNK,
     KEY_ROWS,
@@ -277,11 +277,10 @@ def write_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
         raise RunError(f"{socket.gethostname()} (pid {os.getpid()}) computes another run "
                        f"identity than the run's (engine {spec.identity()['engine']}): install "
                        f"the same spades_sim on every machine")
-    frame = play_chunk(spec, chunk)
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    problem = schema_problem(table, spec.column_types)
-    if problem:  # a programming error: the engine's frame must keep the run schema
-        raise RuntimeError(f"chunk {chunk}: the tidy frame does not match the run schema: "
+    table = play_chunk_stored(spec, chunk)
+    problem = schema_problem(table, spec.stored_types)
+    if problem:  # a programming error: the stored table must keep the run schema
+        raise RuntimeError(f"chunk {chunk}: the stored table does not match the run schema: "
                            f"{problem}")
     checksum = table_checksum(table)
     table = table.replace_schema_metadata({
@@ -292,8 +291,8 @@ def write_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
     suffix = writer.suffix if writer is not None else f"{uuid.uuid4().hex}.{os.getpid()}"
     tmp = out / f".{path.name}.{suffix}.tmp"
     try:
-        pq.write_table(table, tmp, compression="zstd", write_page_checksum=True)
-        del table, frame
+        write_parquet(table, tmp)
+        del table
         if writer is not None and not writer_alive(out, writer):
             tmp.unlink(missing_ok=True)
             return chunk, 0
@@ -361,16 +360,17 @@ def load_run(out, columns=None) -> pd.DataFrame:
         if check.units > count:  # the whole chunk of a larger size: its first units only
             ids = table.column("game_id" if spec.games_mode else "hand_id")
             table = table.filter(pc.less(ids, pa.scalar(first + count, ids.type)))
-        table = table.replace_schema_metadata(
-            {k: v for k, v in (table.schema.metadata or {}).items()
-             if not k.startswith(b"spades_sim.")})
-        tables.append(table.select(columns) if columns else table)
-    if not tables:
-        return pd.DataFrame(columns=columns if columns else list(types))
-    frame = pa.concat_tables(tables, promote_options="permissive").to_pandas()
-    if "par_nil_safe" in frame.columns:  # arrow's bools with nulls come back as objects
-        frame["par_nil_safe"] = frame["par_nil_safe"].astype("boolean")
-    return frame
+        tables.append(table.replace_schema_metadata(None))
+    table = pa.concat_tables(tables) if tables else stored_schema(spec.stored_types).empty_table()
+    return chunk_frame(spec, table, columns)
+
+
+def chunk_frame(spec: RunSpec, table: pa.Table, columns=None) -> pd.DataFrame:
+    """The tidy frame (``spec.column_types``, or only ``columns``) of stored rows of the run
+    (a chunk file's table, ``run/layout.py``)."""
+    return tidy_from_stored(table, spec.rules_by_config, columns, par=spec.par,
+                            cards=spec.cards)
+
 
 
 def run_status(out) -> dict:

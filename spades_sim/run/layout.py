@@ -318,3 +318,22 @@ def _tidy_block(rules, arrays: dict, start: int, stop: int, wanted, out: dict) -
         else:  # a side column
             values = per_side(name).reshape(-1)
         out[name].append(values)
+
+
+# -- the Parquet file ------------------------------------------------------------------------------
+#: How chunk files are written: a fast codec, dictionaries only for the string columns (the
+#: others are numbers a dictionary does not shrink), statistics only for the ids (what a reader
+#: filters on), page checksums (so a damaged file is found when it is read).
+COMPRESSION = "lz4"
+STATISTICS = ("chunk", "hand_id", "game_id")
+
+
+def write_parquet(table: pa.Table, path) -> None:
+    """Write a stored table as a chunk file at ``path``."""
+    import pyarrow.parquet as pq
+
+    dictionaries = [name for name, field in zip(table.column_names, table.schema)
+                    if pa.types.is_dictionary(field.type)]
+    pq.write_table(table, path, compression=COMPRESSION, use_dictionary=dictionaries,
+                   write_statistics=[c for c in STATISTICS if c in table.column_names],
+                   write_page_checksum=True)

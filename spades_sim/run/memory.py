@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..core import schema
 from ..core.rules import Rules
@@ -22,6 +23,7 @@ from ..core.strategies import Strategy
 from ..game import dispatch
 from ..game.plugins import check_plugins
 from .frames import tidy_frame
+from .layout import shape, stored_block, stored_table
 from .spec import Config, RunSpec, make_config
 
 
@@ -105,16 +107,16 @@ def _home_seats(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["game_id", "hand_id", "seat"], kind="stable", ignore_index=True)
 
 
-def play_chunk(spec: RunSpec, chunk: int) -> pd.DataFrame:
-    """Play one chunk of every configuration of ``spec``; the tidy frame of its hands (with
-    the par columns when ``spec.par``: the hands are then played with their plays recorded,
-    which changes no hand, to re-apply the exchanges before solving them double dummy)."""
+def _played(spec: RunSpec, chunk: int):
+    """Play one chunk of every configuration of ``spec``: ``(config, duplicate, strategies,
+    hands, games, par)`` for each configuration and copy, in the order of the run's rows (with
+    par the hands are played with their plays recorded, which changes no hand, to re-apply the
+    exchanges before solving them double dummy)."""
     keys = stream_keys(spec.seed)
     first, count = spec.chunk_range(chunk)
     record = bool(spec.par)
     if record:
         from ..game.par import records_par  # (loads the double-dummy solver's kernels)
-    frames = []
     for config in spec.configs:
         solved: dict = {}  # the positions solved double dummy under these rules
         for duplicate in ((False, True) if spec.duplicate else (False,)):
@@ -127,11 +129,31 @@ def play_chunk(spec: RunSpec, chunk: int) -> pd.DataFrame:
                                             record)
                 games = None
             par = records_par(config.rules, hands, solved) if spec.par else None
-            frame = tidy_frame(hands, config.rules, strategies, config=config.name,
-                               duplicate=duplicate, chunk=chunk, games=games, par=par,
-                               cards=spec.cards)
-            frames.append(_home_seats(frame) if duplicate else frame)
+            yield config, duplicate, strategies, hands, games, par
+
+
+def play_chunk(spec: RunSpec, chunk: int) -> pd.DataFrame:
+    """Play one chunk of every configuration of ``spec``; the tidy frame of its hands (with
+    the par columns when ``spec.par``, the cards column when ``spec.cards``)."""
+    frames = []
+    for config, duplicate, strategies, hands, games, par in _played(spec, chunk):
+        frame = tidy_frame(hands, config.rules, strategies, config=config.name,
+                           duplicate=duplicate, chunk=chunk, games=games, par=par,
+                           cards=spec.cards)
+        frames.append(_home_seats(frame) if duplicate else frame)
     return _categorical(pd.concat(frames, ignore_index=True))[list(spec.columns)]
+
+
+def play_chunk_stored(spec: RunSpec, chunk: int) -> pa.Table:
+    """Play one chunk of every configuration of ``spec`` into the table its chunk file holds:
+    one row per hand (``run/layout.py``); :func:`~spades_sim.run.layout.tidy_from_stored`
+    gives back exactly :func:`play_chunk`'s frame."""
+    seats, sides = shape(spec.configs)
+    blocks = [stored_block(hands, config.rules, strategies, config=config.name,
+                           duplicate=duplicate, chunk=chunk, seats=seats, sides=sides,
+                           games=games, par=par)
+              for config, duplicate, strategies, hands, games, par in _played(spec, chunk)]
+    return stored_table(blocks, spec.stored_types)
 
 
 def _categorical(frame: pd.DataFrame) -> pd.DataFrame:

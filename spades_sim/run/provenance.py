@@ -31,9 +31,9 @@ KEY_ROWS = b"spades_sim.rows"  # its row count
 KEY_SHA256 = b"spades_sim.sha256"  # table_checksum of its content
 KEY_UNITS = b"spades_sim.units"  # the hands (or games) it holds: a run's last chunk may be partial
 
-# A chunk file has exactly the columns and types of ``core.schema.TIDY_TYPES`` (and of the par
-# columns, ``core.par.PAR_TYPES``, in a run played with par: ``RunSpec.columns``); a file with
-# any other column or type is not a chunk of the run.
+# A chunk file has exactly the stored columns and types of its run (``RunSpec.stored_types``:
+# one row per hand, ``run/layout.py``); a file with any other column or type is not a chunk of
+# the run.
 
 
 def logical_type(data_type: pa.DataType) -> str:
@@ -65,7 +65,7 @@ def schema_problem(table: pa.Table, types: dict | None = None) -> str | None:
         kind = logical_type(column.type)
         if kind != types[name]:
             return f"column {name} is {kind}, the run schema has {types[name]}"
-        if column.null_count and name not in NULLABLE_COLUMNS:
+        if column.null_count and not {name, name.rsplit("_", 1)[0]} & set(NULLABLE_COLUMNS):
             return f"column {name} has {column.null_count:,} missing values"
     return None
 
@@ -129,7 +129,7 @@ def expected_rows(spec: RunSpec, chunk: int, count: int | None = None) -> int | 
     if count is None:
         _, count = spec.chunk_range(chunk)
     copies = 2 if spec.duplicate else 1
-    return sum(count * c.rules.players * copies for c in spec.configs)
+    return count * len(spec.configs) * copies  # one row per hand (``run/layout.py``)
 
 
 @dataclass
@@ -192,7 +192,7 @@ def _provenance_problem(spec, run_hash, listing, chunk, table, kv) -> tuple[str 
         return (f"it says it holds {units} {spec.unit_name}, not 1 to the chunk size "
                 f"{spec.chunk_size:,}"), 0
     units = int(units)
-    problem = schema_problem(table, spec.column_types)
+    problem = schema_problem(table, spec.stored_types)
     if problem:
         return f"it does not have the run schema: {problem}", 0
     if rows != str(table.num_rows):

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core import schema
 from ..core.errors import RunError
-from .dataset import Listing, open_run
+from .dataset import Listing, chunk_frame, open_run
 from .folder import CHUNK_PATTERN
 from .memory import Run, _rotated, play_games, simulate_hands
 from .provenance import check_chunk
@@ -126,7 +126,7 @@ def _dataset_rows(out, meta, spec, unit, config, duplicate, hand, game):
         raise RunError(f"{out / CHUNK_PATTERN.format(chunk)}: {check.why}; re-run the run's "
                        f"command to play chunk {chunk} again")
     columns = list(_CHECKED) + (["cards"] if spec.cards else [])
-    frame = check.table.select(columns).to_pandas()
+    frame = chunk_frame(spec, check.table, columns)
     mask = (frame["config"] == config) & (frame["duplicate"] == duplicate)
     if spec.games_mode:
         mask &= frame["game_id"] == game

@@ -30,7 +30,9 @@ from ..game.plugins import check_plugins, plugin_sources_hash
 # 3: the size (hands or games) is no longer part of the identity: meta.json records it apart
 # ("size") and every chunk file records how many units it holds, so a run can grow (or be read
 # at a smaller size) in the same folder.
-FORMAT_VERSION = 3
+# 4: chunk files hold one row per hand (``run/layout.py``), not one per hand and seat; the tidy
+# frame is rebuilt from them when the run is read.
+FORMAT_VERSION = 4
 
 
 def identity_hash(identity: dict) -> str:
@@ -244,6 +246,19 @@ class RunSpec:
     def column_types(self) -> dict:
         """The run's columns and their types (``core.par.tidy_types``)."""
         return tidy_types(self.par, self.cards)
+
+    @property
+    def stored_types(self) -> dict:
+        """The columns of its chunk files and their types (``run/layout.py``: one row per
+        hand, a column per seat and per side of its largest table)."""
+        from .layout import shape, stored_types
+
+        return stored_types(*shape(self.configs), par=self.par)
+
+    @property
+    def rules_by_config(self) -> dict:
+        """Each configuration's name and its ``Rules``."""
+        return {config.name: config.rules for config in self.configs}
 
     def identity_hash(self) -> str:
         """``identity_hash(self.identity())``: the run hash every chunk file carries."""
