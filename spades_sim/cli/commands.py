@@ -247,6 +247,7 @@ def cmd_hand(args):
         print("spades-sim hand: note: the run was played without --cards, so the replayed deal "
               "could not be checked against the dataset (its bids, tricks and scores were)",
               file=sys.stderr)
+    return 0
 
 
 def _experiment_status(status, as_json):
