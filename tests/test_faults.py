@@ -252,8 +252,8 @@ def _listed_otherwise(out, other):
     (_edited, "its content does not match its checksum"),
     (_one_column, "it carries no chunk provenance"),
     (_one_column_with_provenance, "no column 'config'"),
-    (_float_scores, "column score_delta is double, the run schema has int64"),
-    (_rows_dropped, "it holds 100 rows, its own metadata says 2400"),
+    (_float_scores, "column score_delta_0 is double, the run schema has int64"),
+    (_rows_dropped, "it holds 100 rows, its own metadata says 600"),
     (_re_signed, "meta.json lists it with another checksum"),
     (_unlisted, "it is not listed as finished in meta.json"),
     (_listed_otherwise, "meta.json lists it with another checksum"),
@@ -456,16 +456,16 @@ def test_stale_temporaries_go_and_a_live_writers_stay(run, reference, capsys):
 
 def test_two_writers_of_the_same_chunks(tmp_path, capsys):
     out = tmp_path / "run"
-    writer = spawn(cli_args(60000, 300, 5, out, "--shard", "1/2"))
+    writer = spawn(cli_args(600000, 300, 5, out, "--shard", "1/2"))  # (killed below)
     try:
         lock = out / ".writer-1-of-2.lock"
         wait_for(lambda: lock.exists() and b"token" in lock.read_bytes(), what="the writer")
         expected = f"is being written by pid {writer.pid} on {socket.gethostname()}"
         for shard in (None, (1, 2)):
             with pytest.raises(RunError) as busy:
-                execute(cli_spec(60000, 300, 5), out, shard=shard, quiet=True)
+                execute(cli_spec(600000, 300, 5), out, shard=shard, quiet=True)
             assert expected in one_line(str(busy.value))
-        assert main(cli_args(60000, 300, 5, out)) == 2
+        assert main(cli_args(600000, 300, 5, out)) == 2
         err = one_line(capsys.readouterr().err)
         assert err.startswith("spades-sim simulate: error: ") and expected in err
         assert writer.poll() is None, "the first writer finished too soon for the test"
