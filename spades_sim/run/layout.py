@@ -112,14 +112,19 @@ def stored_block(hands, rules, strategies, *, config: str, duplicate: bool, chun
              "game_over": game_over, "game_winner": winner}
     if par is not None:
         par_tricks, nil_safe = (np.asarray(values) for values in par)
+    by_seat = {name: np.ascontiguousarray(array[:, :players].T) for name, array in  # (rows)
+               (("bid", hands.bids), ("blind", hands.blind), ("bumped", hands.bumped),
+                ("tricks", hands.tricks), ("cards", hands.hands))}
+    by_side = {name: np.ascontiguousarray(array[:, :n_sides].T) for name, array in
+               (("score_before", hands.score_before), ("bags_before", hands.bags_before),
+                ("score_delta", hands.score_delta), ("bags_after", hands.bags_after))}
     for seat in range(seats):
         home = seat < players
         source = seat_order[seat] if home else 0
         block[f"strategy_{seat}"] = (names[seat] if home else "", n)
-        for name, array in (("bid", hands.bids), ("blind", hands.blind), ("bumped", hands.bumped),
-                            ("tricks", hands.tricks), ("cards", hands.hands)):
+        for name, values in by_seat.items():
             kind = SEAT_TYPES[name]
-            block[f"{name}_{seat}"] = (array[:, source].astype(kind) if home
+            block[f"{name}_{seat}"] = (_as(values[source], kind) if home
                                        else np.zeros(n, dtype=kind))
         if par is not None:
             safe = nil_safe[:, source] if home else np.full(n, -1)
@@ -127,16 +132,22 @@ def stored_block(hands, rules, strategies, *, config: str, duplicate: bool, chun
     for side in range(sides):
         home = side < n_sides
         source = side_order[side] if home else 0
-        for name, array in (("score_before", hands.score_before),
-                            ("bags_before", hands.bags_before),
-                            ("score_delta", hands.score_delta), ("bags_after", hands.bags_after)):
+        for name, values in by_side.items():
             kind = SIDE_TYPES[name]
-            block[f"{name}_{side}"] = (array[:, source].astype(kind) if home
+            block[f"{name}_{side}"] = (_as(values[source], kind) if home
                                        else np.zeros(n, dtype=kind))
         if par is not None:
             block[f"par_tricks_{side}"] = (par_tricks[:, source].astype(np.int8) if home
                                            else np.zeros(n, dtype=np.int8))
     return block
+
+
+def _as(values: np.ndarray, kind: str) -> np.ndarray:
+    """``values`` as the stored type, without a copy where it already is (flags of 0 and 1 are
+    viewed as bools)."""
+    if kind == "bool" and values.dtype.itemsize == 1:
+        return values.view(np.bool_)
+    return values.astype(kind, copy=False)
 
 
 def stored_table(blocks: list[dict], types: dict) -> pa.Table:
