@@ -18,8 +18,8 @@ def pytest_sessionstart(session):
     """Compile the large kernels in parallel processes (``prewarm.py``) before any test runs;
     ``SPADES_SIM_NO_PREWARM=1`` skips it. A group that fails here fails again, with its
     message, in the tests that use it."""
-    if os.environ.get("SPADES_SIM_NO_PREWARM"):
-        return
+    if os.environ.get("SPADES_SIM_NO_PREWARM") or hasattr(session.config, "workerinput"):
+        return  # (under pytest-xdist the controller compiles before the workers start)
     from prewarm import GROUPS
 
     script = Path(__file__).resolve().parent / "prewarm.py"
