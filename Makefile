@@ -26,8 +26,9 @@ reports: setup
 	$(BIN)/spades-sim run experiments/nil.toml --jobs 2 --quiet
 	$(BIN)/spades-sim run experiments/bidding.toml --jobs 2 --quiet
 
+# The tests run on every core (pytest-xdist); the kernels are compiled first, in parallel.
 test: setup
-	$(BIN)/python -m pytest -q --durations=15
+	$(BIN)/python -m pytest -q -n auto --durations=15
 
 lint: setup
 	$(BIN)/ruff check spades_sim tests
