@@ -183,3 +183,28 @@ def test_the_report_shows_the_head_to_head_tables(tmp_path):
     headline = pd.read_csv(folder / "headline.csv")
     assert headline["finding"].str.contains("cautious vs aggressive").any()
     assert not headline["finding"].str.contains("side 0 ", regex=False).any()
+
+
+def test_the_report_warns_where_hands_and_games_disagree():
+    """A pair that wins per hand but loses games (the bags of hands from zero scores) gets a
+    flagged finding; agreeing modes and an interval over zero get none."""
+    from spades_sim.report.model import Section
+    from spades_sim.report.sections import _head_to_head_modes
+
+    def row(config, mode, metric, diff, low, high, estimate="within"):
+        return {"config": config, "mode": mode, "metric": metric, "estimate": estimate,
+                "strategy_a": "cautious", "strategy_b": "aggressive", "diff": diff,
+                "diff_low": low, "diff_high": high}
+
+    h2h = pd.DataFrame([row("x", "hands", "score", 9.4, 8.6, 10.1),
+                        row("x", "games", "win_share", -0.55, -0.63, -0.48),
+                        row("y", "hands", "score", 9.4, 8.6, 10.1),
+                        row("y", "games", "win_share", 0.2, 0.1, 0.3),
+                        row("z", "hands", "score", 9.4, 8.6, 10.1),
+                        row("z", "games", "win_share", -0.1, -0.3, 0.1)])
+    section = Section("strategies", "Strategies", "")
+    _head_to_head_modes(section, h2h, set())
+    assert len(section.findings) == 1
+    text = str(section.findings[0])
+    assert "The modes disagree" in text and "<code>x</code>" in text
+    assert "+9.4 points per hand" in text and "is -55.0 percentage points" in text

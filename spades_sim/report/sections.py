@@ -679,6 +679,7 @@ def _head_to_head(ctx: Context, section: Section) -> None:
         if row["estimate"] == "within" and (key in balanced or key in mirrors):
             continue  # the seat-balanced row speaks for the pair
         _claim_head_to_head(ctx, section, row, rules)
+    _head_to_head_modes(section, h2h, balanced)
     base_rules = rules.get(baseline)
     if base_rules is None:
         return
@@ -719,6 +720,40 @@ def _head_to_head(ctx: Context, section: Section) -> None:
                            f"{row['strategy_1']} minus with {row['strategy_2']} (hands)"),
                     effect=row["did"], low=row["did_low"], high=row["did_high"],
                     p=row["did_p"], unit=" points per side and hand")
+
+
+def _head_to_head_modes(section: Section, h2h: pd.DataFrame, balanced: set) -> None:
+    """Warn where independent hands and whole games rank a head-to-head pair the other way
+    round: the score per hand and the share of games won both off zero, with opposite signs
+    (in hands from zero scores bags cost nothing until one hand reaches the limit)."""
+    rows = {}
+    for row in h2h.to_dict(orient="records"):
+        seat_balanced = (row["config"], row["mode"], row["metric"]) in balanced
+        if row["estimate"] != ("seat_balanced" if seat_balanced else "within"):
+            continue
+        rows[(row["config"], row["mode"], row["metric"])] = row
+
+    def sign(row):
+        return 0 if row["diff_low"] <= 0 <= row["diff_high"] else np.sign(row["diff"])
+
+    for (config, mode, metric), hands in rows.items():
+        games = rows.get((config, "games", "win_share"))
+        if mode != "hands" or metric != "score" or games is None:
+            continue
+        if sign(hands) * sign(games) >= 0:
+            continue
+        section.findings.append(Markup(
+            "<span class=\"flag\">The modes disagree</span> on {} against {} under {}: in "
+            "independent hands from zero scores {} scores {:+.1f} points per hand against it "
+            "(95% CI {:+.1f} to {:+.1f}), but in whole games its share of the games won minus "
+            "that of {} is {:+.1f} percentage points (95% CI {:+.1f} to {:+.1f}). Bags cost "
+            "nothing in hands "
+            "from zero scores until one hand reaches the limit; whole games are the game as "
+            "played.").format(
+            code(hands["strategy_a"]), code(hands["strategy_b"]), code(config),
+            code(hands["strategy_a"]), hands["diff"], hands["diff_low"], hands["diff_high"],
+            code(hands["strategy_b"]), 100 * games["diff"], 100 * games["diff_low"],
+            100 * games["diff_high"]))
 
 
 def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
