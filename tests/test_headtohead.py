@@ -208,3 +208,15 @@ def test_the_report_warns_where_hands_and_games_disagree():
     text = str(section.findings[0])
     assert "The modes disagree" in text and "<code>x</code>" in text
     assert "+9.4 points per hand" in text and "is -55.0 percentage points" in text
+
+
+def test_head_to_head_tables_are_not_claimed_as_variant_effects():
+    from spades_sim.report.sections import _sides_differ
+    from spades_sim.run import make_config
+
+    assert _sides_differ(make_config("m", preset("classic"), ["cautious", "aggressive"] * 2))
+    assert not _sides_differ(make_config("p", preset("classic"),
+                                         ["heuristic", "heuristic"] * 2))
+    assert not _sides_differ(make_config("c", preset("cutthroat"), ["heuristic"]))
+    assert _sides_differ(make_config("c3", preset("cutthroat"), ["heuristic", "random",
+                                                                   "heuristic"]))

@@ -94,9 +94,17 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                    plots.plot_paired_effects, part,
                    size=(7.5, max(2.5, 0.45 * len(part) + 1.2)))
     rules = ctx.rules
+    matches = [c.name for c in experiment.configs if _sides_differ(c)]
+    if matches:
+        section.notes.append(Markup(
+            "{} seat different strategies on the two sides: their rows above are the mean over "
+            "both sides (what the table scores), not a strategy's effect, so no finding is "
+            "drawn from them here; the strategies section compares their sides head to "
+            "head.").format(Markup(", ").join(code(name) for name in matches)))
     for metric in ("score", "set", "bags_added"):
         phrase, unit, scale, digits = EFFECT_WORDS[metric]
-        rows = table[(table["metric"] == metric) & (table["config"] != table["baseline"])]
+        rows = table[(table["metric"] == metric) & (table["config"] != table["baseline"])
+                     & ~table["config"].isin(matches) & ~table["baseline"].isin(matches)]
         for row in ctx.ordered(rows).to_dict(orient="records"):
             deals = Markup("{:,} hands ({})").format(
                 int(row["n"]), deal_phrase(rules[row["config"]], rules[row["baseline"]]))
@@ -125,6 +133,17 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                 "In independent hands under {}, {} is {} than under {} ({}{}), on {}.").format(
                 code(row["config"]), phrase, amount, code(row["baseline"]), interval,
                 _method_words(row), deals), **claim)
+
+
+def _sides_differ(config) -> bool:
+    """Whether the configuration's sides play different strategies (a head-to-head table)."""
+    rules = config.rules
+    seats = range(rules.players)
+    sides = {}
+    for seat in seats:
+        side = seat % 2 if rules.partnership else seat
+        sides.setdefault(side, []).append(config.strategies[seat].spec())
+    return len({tuple(specs) for specs in sides.values()}) > 1
 
 
 def _method_words(row) -> Markup:
