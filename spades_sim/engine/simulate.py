@@ -390,7 +390,9 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     return n_units, row
 
 
-@njit(cache=True)
+# The entry kernels release the GIL (nogil): a run on one job plays the next chunk while a
+# thread writes the last one (run/execute.py).
+@njit(cache=True, nogil=True)
 def simulate_hands_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out, games,
                       record_plays):
     """Play ``len(out.hand_id)`` independent hands, ids ``first_hand_id ...``, from zero scores.
@@ -406,7 +408,7 @@ def simulate_hands_nb(rules, kinds, params, deal_key, play_key, first_hand_id, o
             first_hand_id < 0, False, out, games, record_plays, None)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def play_games_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, out, games,
                   record_plays):
     """Play whole games ``first_game_id ...``; return ``(games_done, rows_written)``.
@@ -420,7 +422,7 @@ def play_games_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_gam
                    first_game_id >= 0, False, out, games, record_plays, None)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def simulate_hands_search_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out, games,
                              record_plays):
     """``simulate_hands_nb`` for tables with ``mc`` seats."""
@@ -428,7 +430,7 @@ def simulate_hands_search_nb(rules, kinds, params, deal_key, play_key, first_han
             first_hand_id < 0, True, out, games, record_plays, None)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def play_games_search_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, out,
                          games, record_plays):
     """``play_games_nb`` for tables with ``mc`` seats."""
@@ -436,7 +438,7 @@ def play_games_search_nb(rules, kinds, params, deal_key, play_key, first_game_id
                    first_game_id >= 0, True, out, games, record_plays, None)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def simulate_hands_plugin_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out, games,
                              record_plays, plugins):
     """``simulate_hands_nb`` for tables with numba plug-in seats: ``plugins`` is the tuple of
@@ -445,7 +447,7 @@ def simulate_hands_plugin_nb(rules, kinds, params, deal_key, play_key, first_han
             first_hand_id < 0, False, out, games, record_plays, plugins)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def play_games_plugin_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, out,
                          games, record_plays, plugins):
     """``play_games_nb`` for tables with numba plug-in seats (see ``simulate_hands_plugin_nb``)."""
@@ -453,7 +455,7 @@ def play_games_plugin_nb(rules, kinds, params, deal_key, play_key, first_game_id
                    first_game_id >= 0, False, out, games, record_plays, plugins)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def simulate_hands_plugin_search_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out,
                                     games, record_plays, plugins):
     """``simulate_hands_plugin_nb`` for tables with ``mc`` seats too."""
@@ -461,7 +463,7 @@ def simulate_hands_plugin_search_nb(rules, kinds, params, deal_key, play_key, fi
             first_hand_id < 0, True, out, games, record_plays, plugins)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def play_games_plugin_search_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
                                 out, games, record_plays, plugins):
     """``play_games_plugin_nb`` for tables with ``mc`` seats too."""

@@ -263,9 +263,10 @@ def pending_chunks(out: Path, spec: RunSpec, chunks) -> list[int]:
 
 
 def write_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
-                run_hash: str | None = None) -> tuple[int, int]:
+                run_hash: str | None = None, table: pa.Table | None = None) -> tuple[int, int]:
     """Play a chunk and place its file; returns ``(chunk, units played)``, or ``(chunk, 0)``
     when ``writer`` no longer holds its lock (its process died: the chunk is abandoned).
+    ``table``: the chunk already played (``memory.play_chunk_stored``), to write only.
 
     The file is written to a temporary name with its provenance, listed in meta.json (under the
     meta.json lock) and renamed into place."""
@@ -277,7 +278,8 @@ def write_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
         raise RunError(f"{socket.gethostname()} (pid {os.getpid()}) computes another run "
                        f"identity than the run's (engine {spec.identity()['engine']}): install "
                        f"the same spades_sim on every machine")
-    table = play_chunk_stored(spec, chunk)
+    if table is None:
+        table = play_chunk_stored(spec, chunk)
     problem = schema_problem(table, spec.stored_types)
     if problem:  # a programming error: the stored table must keep the run schema
         raise RuntimeError(f"chunk {chunk}: the stored table does not match the run schema: "

@@ -17,7 +17,7 @@ from ..core.limits import MAX_JOBS
 from ..core.rules import preset
 from .dataset import pending_chunks, prepare_dir, read_meta, write_chunk
 from .locks import claim_share
-from .memory import play_chunk
+from .memory import play_chunk, play_chunk_stored
 from .spec import RunSpec, make_config, shard_chunks
 
 # Seconds to wait for a Dask scheduler given by address before giving up with a RunError.
@@ -238,13 +238,31 @@ def _write(task):
     return write_chunk(*task)
 
 
+def _pipelined(tasks):
+    """One job: this thread plays chunk k + 1 while a second one checksums and writes chunk k
+    (the kernels release the GIL, and so do hashlib and the Parquet writer), so writing costs
+    little time where a second core is free. The files, their order in ``meta.json`` and what
+    is reported are those of playing and writing one chunk after the other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="spades-sim-writer") as pool:
+        writing = None
+        for spec, out, chunk, writer, run_hash in tasks:
+            table = play_chunk_stored(spec, chunk)
+            if writing is not None:
+                yield writing.result()
+            writing = pool.submit(write_chunk, spec, out, chunk, writer, run_hash, table)
+            del table
+        if writing is not None:
+            yield writing.result()
+
+
 def _run_chunks(tasks, jobs, backend, client):
     """``(chunk, units)`` of every task as it finishes (``units`` 0: abandoned)."""
     from joblib import Parallel, delayed, parallel_config
 
     if backend == "loky" and jobs == 1:
-        for task in tasks:
-            yield _write(task)
+        yield from _pipelined(tasks)
         return
     calls = (delayed(_write)(task) for task in tasks)
     if backend == "loky":
