@@ -220,3 +220,14 @@ def test_head_to_head_tables_are_not_claimed_as_variant_effects():
     assert not _sides_differ(make_config("c", preset("cutthroat"), ["heuristic"]))
     assert _sides_differ(make_config("c3", preset("cutthroat"), ["heuristic", "random",
                                                                    "heuristic"]))
+
+
+def test_a_configuration_changing_rules_and_strategies_at_once_is_not_claimed():
+    from spades_sim.report.sections import _changes
+    from spades_sim.run import make_config
+
+    base = make_config("b", preset("classic"), ["heuristic"])
+    assert _changes(base, base) == 0
+    assert _changes(make_config("r", preset("simple"), ["heuristic"]), base) == 1
+    assert _changes(make_config("s", preset("classic"), ["cautious"]), base) == 1
+    assert _changes(make_config("both", preset("simple"), ["cautious"]), base) == 2

@@ -95,6 +95,18 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                    size=(7.5, max(2.5, 0.45 * len(part) + 1.2)))
     rules = ctx.rules
     matches = [c.name for c in experiment.configs if _sides_differ(c)]
+    configs = {c.name: c for c in experiment.configs}
+    two_changes = sorted({(row["config"], row["baseline"]) for row in table.to_dict("records")
+                          if row["config"] not in matches and row["baseline"] not in matches
+                          and _changes(configs[row["config"]], configs[row["baseline"]]) > 1},
+                         key=lambda pair: list(configs).index(pair[0]))
+    if two_changes:
+        section.notes.append(Markup(
+            "{} differ from their baseline in both the rules and the strategies: their rows "
+            "above mix the two changes, so no finding is drawn from them here.").format(
+            Markup(", ").join(Markup("{} (against {})").format(code(a), code(b))
+                              for a, b in two_changes)))
+    skipped = set(two_changes)
     if matches:
         section.notes.append(Markup(
             "{} seat different strategies on the two sides: their rows above are the mean over "
@@ -105,6 +117,7 @@ def _variant_effects(ctx: Context, section: Section) -> None:
         phrase, unit, scale, digits = EFFECT_WORDS[metric]
         rows = table[(table["metric"] == metric) & (table["config"] != table["baseline"])
                      & ~table["config"].isin(matches) & ~table["baseline"].isin(matches)]
+        rows = rows[[(c, b) not in skipped for c, b in zip(rows["config"], rows["baseline"])]]
         for row in ctx.ordered(rows).to_dict(orient="records"):
             deals = Markup("{:,} hands ({})").format(
                 int(row["n"]), deal_phrase(rules[row["config"]], rules[row["baseline"]]))
@@ -133,6 +146,13 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                 "In independent hands under {}, {} is {} than under {} ({}{}), on {}.").format(
                 code(row["config"]), phrase, amount, code(row["baseline"]), interval,
                 _method_words(row), deals), **claim)
+
+
+def _changes(config, baseline) -> int:
+    """How many of the rules and the strategies a configuration changes from another."""
+    strategies = [s.spec() for s in config.strategies]
+    return int(config.rules != baseline.rules) + int(
+        strategies != [s.spec() for s in baseline.strategies])
 
 
 def _sides_differ(config) -> bool:
