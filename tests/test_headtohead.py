@@ -208,6 +208,18 @@ def test_the_report_warns_where_hands_and_games_disagree():
     text = str(section.findings[0])
     assert "The modes disagree" in text and "<code>x</code>" in text
     assert "+9.4 points per hand" in text and "is -55.0 percentage points" in text
+    # a mirrored pair is judged once, on its seat-balanced rows
+    pair = pd.DataFrame([row("x", "hands", "score", 9.4, 8.6, 10.1, "seat_balanced"),
+                         row("x", "games", "win_share", -0.5, -0.6, -0.4, "seat_balanced"),
+                         row("x", "hands", "score", 9.0, 8.0, 10.0),
+                         row("x", "games", "win_share", -0.5, -0.6, -0.4),
+                         row("m", "hands", "score", -9.0, -10.0, -8.0),
+                         row("m", "games", "win_share", 0.5, 0.4, 0.6)]).assign(mirror="m")
+    section = Section("strategies", "Strategies", "")
+    keys = {("x", "hands", "score"), ("x", "games", "win_share")}
+    _head_to_head_modes(section, pair, keys, {("m",) + k[1:] for k in keys})
+    assert len(section.findings) == 1 and "its mirror <code>m</code>" in str(
+        section.findings[0])
 
 
 def test_head_to_head_tables_are_not_claimed_as_variant_effects():

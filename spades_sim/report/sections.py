@@ -718,7 +718,7 @@ def _head_to_head(ctx: Context, section: Section) -> None:
         if row["estimate"] == "within" and (key in balanced or key in mirrors):
             continue  # the seat-balanced row speaks for the pair
         _claim_head_to_head(ctx, section, row, rules)
-    _head_to_head_modes(section, h2h, balanced)
+    _head_to_head_modes(section, h2h, balanced, mirrors)
     base_rules = rules.get(baseline)
     if base_rules is None:
         return
@@ -761,13 +761,18 @@ def _head_to_head(ctx: Context, section: Section) -> None:
                     p=row["did_p"], unit=" points per side and hand")
 
 
-def _head_to_head_modes(section: Section, h2h: pd.DataFrame, balanced: set) -> None:
+def _head_to_head_modes(section: Section, h2h: pd.DataFrame, balanced: set,
+                        mirrors: set = frozenset()) -> None:
     """Warn where independent hands and whole games rank a head-to-head pair the other way
     round: the score per hand and the share of games won both off zero, with opposite signs
-    (in hands from zero scores bags cost nothing until one hand reaches the limit)."""
+    (in hands from zero scores bags cost nothing until one hand reaches the limit). A mirrored
+    pair is judged once, on its seat-balanced rows."""
     rows = {}
     for row in h2h.to_dict(orient="records"):
-        seat_balanced = (row["config"], row["mode"], row["metric"]) in balanced
+        key = (row["config"], row["mode"], row["metric"])
+        if key in mirrors and key not in balanced:
+            continue  # the seat-balanced rows of its pair speak for it
+        seat_balanced = key in balanced
         if row["estimate"] != ("seat_balanced" if seat_balanced else "within"):
             continue
         rows[(row["config"], row["mode"], row["metric"])] = row
@@ -781,6 +786,10 @@ def _head_to_head_modes(section: Section, h2h: pd.DataFrame, balanced: set) -> N
             continue
         if sign(hands) * sign(games) >= 0:
             continue
+        where = code(config)
+        if hands["estimate"] == "seat_balanced":
+            where = Markup("{} and its mirror {} (both seatings)").format(
+                code(config), code(hands["mirror"]))
         section.findings.append(Markup(
             "<span class=\"flag\">The modes disagree</span> on {} against {} under {}: in "
             "independent hands from zero scores {} scores {:+.1f} points per hand against it "
@@ -789,7 +798,7 @@ def _head_to_head_modes(section: Section, h2h: pd.DataFrame, balanced: set) -> N
             "nothing in hands "
             "from zero scores until one hand reaches the limit; whole games are the game as "
             "played.").format(
-            code(hands["strategy_a"]), code(hands["strategy_b"]), code(config),
+            code(hands["strategy_a"]), code(hands["strategy_b"]), where,
             code(hands["strategy_a"]), hands["diff"], hands["diff_low"], hands["diff_high"],
             code(hands["strategy_b"]), 100 * games["diff"], 100 * games["diff_low"],
             100 * games["diff_high"]))
