@@ -40,7 +40,7 @@ def _both(games_mode: bool, duplicate: bool):
                                               config=config.name, duplicate=copy, chunk=2,
                                               seats=seats, sides=sides, games=games))
     expected = _categorical(pd.concat(frames, ignore_index=True))
-    table = layout.stored_table(blocks, layout.stored_types(seats, sides))
+    table = layout.stored_table(blocks, layout.stored_types(seats, sides, games=games_mode))
     return expected, table, {c.name: c.rules for c in CONFIGS}
 
 
@@ -55,6 +55,13 @@ def test_stored_rows_give_the_tidy_frame(games_mode, duplicate):
                                   expected[some])
     without = layout.tidy_from_stored(table, rules)
     assert "cards" not in without.columns and len(without) == len(expected)
+
+
+def test_a_run_of_hands_stores_no_game_columns():
+    types = layout.stored_types(4, 2, games=False)
+    assert not {"game_id", "game_over", "game_winner", "score_before_0", "bags_before_1"} & set(
+        types)
+    assert {"hand_id", "score_delta_0", "bags_after_1"} <= set(types)
 
 
 def test_stored_schema_is_narrow_and_non_nullable():

@@ -43,6 +43,10 @@ SEAT_TYPES = {"strategy": "category", "bid": "int8", "blind": "bool", "bumped": 
 SIDE_TYPES = {"score_before": "int64", "bags_before": "int32", "score_delta": "int64",
               "bags_after": "int32"}
 PAR_SEAT_TYPES = {"par_nil_safe": "bool"}
+#: Columns a run of independent hands does not store: every hand starts a game of its own from
+#: zero scores, so they hold one value each (restored when the run is read).
+GAMES_ONLY = {"game_id": -1, "game_over": False, "game_winner": -1, "score_before": 0,
+              "bags_before": 0}
 PAR_SIDE_TYPES = {"par_tricks": "int8"}
 FEATURES = ("spades", "high_cards", "hcp", "voids", "singletons", "longest")
 #: Which stored columns (by name before the ``_S``/``_K``) each derived tidy column needs.
@@ -59,9 +63,19 @@ def shape(configs) -> tuple[int, int]:
     return (max(c.rules.players for c in configs), max(c.rules.n_sides for c in configs))
 
 
-def stored_types(seats: int, sides: int, par: bool = False) -> dict:
+def stored_types(seats: int, sides: int, par: bool = False, games: bool = True) -> dict:
     """The stored columns of a run whose largest table has ``seats`` seats and ``sides`` sides,
-    in order, with their types (``category``: a dictionary of strings)."""
+    in order, with their types (``category``: a dictionary of strings); a run of independent
+    hands (``games`` false) leaves out the columns of :data:`GAMES_ONLY`."""
+    types = stored_types_all(seats, sides, par)
+    if not games:
+        types = {name: kind for name, kind in types.items()
+                 if name not in GAMES_ONLY and name.rsplit("_", 1)[0] not in GAMES_ONLY}
+    return types
+
+
+def stored_types_all(seats: int, sides: int, par: bool = False) -> dict:
+    """Every stored column (those of a games run)."""
     types = dict(HAND_TYPES)
     seat_types = {**SEAT_TYPES, **(PAR_SEAT_TYPES if par else {})}
     side_types = {**SIDE_TYPES, **(PAR_SIDE_TYPES if par else {})}
@@ -305,7 +319,10 @@ def _tidy_block(rules, arrays: dict, start: int, stop: int, wanted, out: dict) -
 
     features = None
     for name in wanted:
-        if name in HAND_TYPES:
+        if name in GAMES_ONLY and name not in arrays and f"{name}_0" not in arrays:
+            kind = {**HAND_TYPES, **SIDE_TYPES}[name]
+            values = np.full(n * players, GAMES_ONLY[name], dtype=_numpy(kind))
+        elif name in HAND_TYPES:
             values = np.repeat(arrays[name][start:stop], players)
         elif name == "seat":
             values = np.tile(seats, n)

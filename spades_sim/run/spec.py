@@ -253,7 +253,7 @@ class RunSpec:
         hand, a column per seat and per side of its largest table)."""
         from .layout import shape, stored_types
 
-        return stored_types(*shape(self.configs), par=self.par)
+        return stored_types(*shape(self.configs), par=self.par, games=self.games_mode)
 
     @property
     def rules_by_config(self) -> dict:
