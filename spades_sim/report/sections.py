@@ -715,8 +715,8 @@ def _head_to_head(ctx: Context, section: Section) -> None:
         key = (row["config"], row["mode"], row["metric"])
         if row["metric"] not in H2H_CLAIMED or row["n"] < 2:
             continue
-        if row["estimate"] == "within" and (key in balanced or key in mirrors):
-            continue  # the seat-balanced row speaks for the pair
+        if _pair_speaks(row, key, balanced, mirrors):
+            continue
         _claim_head_to_head(ctx, section, row, rules)
     _head_to_head_modes(section, h2h, balanced, mirrors)
     base_rules = rules.get(baseline)
@@ -732,9 +732,8 @@ def _head_to_head(ctx: Context, section: Section) -> None:
                        "or independent (normal interval of the two standard errors).")
         for row in did.to_dict(orient="records"):
             key = (row["variant"], row["mode"], row["metric"])
-            if row["metric"] not in H2H_CLAIMED or (row["estimate"] == "within" and (
-                    key in balanced or key in mirrors)):
-                continue  # the seat-balanced row speaks for a mirrored pair
+            if row["metric"] not in H2H_CLAIMED or _pair_speaks(row, key, balanced, mirrors):
+                continue
             _claim_did(ctx, section, row)
     if "hands" in ctx.experiment.modes:
         effects = variant_effect_differences(ctx.frame("hands"), rules, base_rules)
@@ -759,6 +758,11 @@ def _head_to_head(ctx: Context, section: Section) -> None:
                            f"{row['strategy_1']} minus with {row['strategy_2']} (hands)"),
                     effect=row["did"], low=row["did_low"], high=row["did_high"],
                     p=row["did_p"], unit=" points per side and hand")
+
+
+def _pair_speaks(row, key, balanced: set, mirrors: set) -> bool:
+    """Whether a one-seating row of a mirrored pair is left to the pair's seat-balanced row."""
+    return row["estimate"] == "within" and (key in balanced or key in mirrors)
 
 
 def _head_to_head_modes(section: Section, h2h: pd.DataFrame, balanced: set,
