@@ -10,6 +10,7 @@ import pytest
 from spades_sim.analysis.metrics import t_quantile
 from spades_sim.cli import main
 from spades_sim.core.errors import EvaluationError
+from spades_sim.core.rules import preset
 from spades_sim.evaluate import (
     match,
     match_result,
@@ -139,9 +140,11 @@ def test_same_seed_same_result_for_one_and_two_jobs(tmp_path):
     assert one == two
 
 
-def test_match_refuses_non_partnership_rules(tmp_path):
-    with pytest.raises(EvaluationError, match="rules cutthroat: matches need a partnership"):
-        match(A, B, "cutthroat", n_games=2, seed=0, out=tmp_path / "x")
+def test_match_refuses_overrides_beside_a_rules_object(tmp_path):
+    # (Tables of two and three players are matched by rotation: tests/test_rotation.py.)
+    with pytest.raises(EvaluationError, match="rule overrides go with a preset name"):
+        match(A, B, preset("classic"), rule_overrides=["target=300"], n_games=2, seed=0,
+              out=tmp_path / "x")
 
 
 # -- the command line --------------------------------------------------------------------------
@@ -199,8 +202,8 @@ def test_tournament_writes_its_summary(tmp_path, capsys):
     "args, fragment",
     [
         (["match", A, "genius", "--games", "2"], "unknown strategy 'genius'"),
-        (["match", A, B, "--rules", "cutthroat", "--games", "2"], "rules cutthroat"),
-        (["match", A, B, "--rules", "two-player", "--hands", "2"], "rules two-player"),
+        (["match", A, B, "--rules", "cutthroat", "--rule", "partnership=true", "--games", "2"],
+         "rule partnership"),
         (["match", A, B], "one of the arguments --games --hands is required"),
         (["match", A, B, "--games", "2", "--hands", "2"], "not allowed with argument"),
         (["tournament", A, "--games", "2"], "at least 2 strategies, got 1"),

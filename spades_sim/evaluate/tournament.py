@@ -1,5 +1,7 @@
-"""Round-robin tournaments: every pair of strategies in a duplicate match on the same deals,
-rated by Bradley-Terry (``ratings.py``), with the pairwise differences.
+"""Round-robin tournaments: every pair of strategies in a match on the same deals (duplicate
+with partnerships, rotated with players on their own: ``match.py``), rated by Bradley-Terry
+(``ratings.py``) on the matches' encounters (per game, or per hand: one with partnerships,
+A's seat against each B seat with players on their own), with the pairwise differences.
 
 The ratings come with the model's goodness of fit (``ratings.goodness_of_fit``: Pearson's
 chi-square against the saturated pairwise model). Where the model is rejected (p < 0.05) the
@@ -19,7 +21,7 @@ from ..analysis.metrics import Z95
 from ..core.errors import EvaluationError
 from ..core.rules import Rules
 from ..core.strategies import parse_strategy
-from .match import MatchResult, _number, _partnership_rules, _slug, _tag, _units, match
+from .match import MatchResult, _match_rules, _number, _slug, _tag, _units, match
 from .ratings import ELO, Fit, bradley_terry, goodness_of_fit
 
 SUMMARY = "tournament.json"
@@ -170,7 +172,8 @@ def tournament(strategies, rules: Rules | str = "classic", *, n_games: int | Non
                n_hands: int | None = None, seed: int, jobs: int = 1, out=None,
                rule_overrides=(), chunk_size: int | None = None, backend: str = "loky",
                scheduler: str | None = None, quiet: bool = True) -> TournamentResult:
-    """A round robin of duplicate matches on the same deals, with Bradley-Terry ratings.
+    """A round robin of matches (duplicate, or rotated: :func:`~.match.match`) on the same
+    deals, with Bradley-Terry ratings.
 
     Match ``(i, j)`` (``i < j``, ``strategies[i]`` as A) is written to
     ``out/<i>-<j>-<a>-vs-<b>``; the summary to ``out/tournament.json``. Re-running resumes.
@@ -184,7 +187,7 @@ def tournament(strategies, rules: Rules | str = "classic", *, n_games: int | Non
     if repeated:
         raise EvaluationError(f"strategies repeat: {', '.join(repeated)}")
     unit, count = _units(n_games, n_hands)
-    rules_obj = _partnership_rules(rules, rule_overrides)
+    rules_obj = _match_rules(rules, rule_overrides)
     rules_name = rules_obj.preset_name
     if out is None:
         overrides = [f"{name}={value}" for name, value in rules_obj.overrides().items()]
@@ -208,8 +211,13 @@ def format_tournament(result: TournamentResult) -> str:
     """The ratings table, the model's fit and the pairwise matrix of mean differences; where the
     model is rejected, the head-to-head matrix (with its intervals) comes first."""
     unit = result.unit
-    head = [f"round robin, rules {result.rules}, {result.n} boards x 2 {unit} per pair, "
-            f"seed {result.seed}"]
+    first = result.matches[0] if result.matches else None
+    rotations = first.rotations if first else 2
+    head = [f"round robin, rules {result.rules}, {result.n} boards x {rotations} {unit} per "
+            f"pair, seed {result.seed}"]
+    if first is not None and not first.partnership:
+        head.append(f"({first.players} players on their own: A at one seat, B at the others, "
+                    f"each seat in turn; wins count A's seat against each B seat)")
     fit = result.fit
     width = max(8, *(len(row["strategy"]) for row in result.ratings))
     if fit.fits:
