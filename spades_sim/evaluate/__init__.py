@@ -1,8 +1,19 @@
-"""Fair strategy evaluation: duplicate matches (``match``), round-robin tournaments
-(``tournament``) and their Bradley-Terry ratings (``ratings``)."""
+"""Fair strategy evaluation: matches (``match``: duplicate with partnerships, rotated with
+players on their own), how they seat the strategies and their per-board differences played in
+memory (``rotation``), round-robin tournaments (``tournament``) and their Bradley-Terry
+ratings (``ratings``)."""
 
-from .match import MatchResult, format_match, match, match_result, match_spec, paired_interval
+from .match import (
+    MatchResult,
+    format_match,
+    match,
+    match_boards,
+    match_result,
+    match_spec,
+    paired_interval,
+)
 from .ratings import Fit, bradley_terry, goodness_of_fit
+from .rotation import board_differences, seatings
 from .tournament import (
     TournamentResult,
     format_tournament,
@@ -15,7 +26,8 @@ from .tournament import (
     tournament_ratings,
 )
 
-__all__ = ["Fit", "MatchResult", "TournamentResult", "bradley_terry", "format_match",
-           "format_tournament", "goodness_of_fit", "head_to_head", "load_tournament", "match",
-           "match_result", "match_spec", "paired_interval", "rating_difference", "tournament",
-           "tournament_fit", "tournament_pairs", "tournament_ratings"]
+__all__ = ["Fit", "MatchResult", "TournamentResult", "board_differences", "bradley_terry",
+           "format_match", "format_tournament", "goodness_of_fit", "head_to_head",
+           "load_tournament", "match", "match_boards", "match_result", "match_spec",
+           "paired_interval", "rating_difference", "seatings", "tournament", "tournament_fit",
+           "tournament_pairs", "tournament_ratings"]
