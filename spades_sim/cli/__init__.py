@@ -145,22 +145,28 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(func=cmd_bench)
 
     for name, func, help_text in (
-        ("match", cmd_match, "a duplicate match: strategy A (seats 0, 2) against B (1, 3)"),
-        ("tournament", cmd_tournament, "a round robin of duplicate matches, with ratings"),
+        ("match", cmd_match, "a match of strategy A against B on shared deals: duplicate "
+                             "with partnerships (A at seats 0, 2, B at 1, 3, then swapped); "
+                             "with 2 or 3 players (cutthroat, two-player) every deal once per "
+                             "rotation, A at one seat and B at the others"),
+        ("tournament", cmd_tournament, "a round robin of matches (duplicate or rotated) on the "
+                                       "same deals, with ratings"),
     ):
         evaluation = sub.add_parser(name, help=help_text)
         if name == "match":
-            evaluation.add_argument("a", metavar="A", help="strategy spec of seats 0 and 2")
-            evaluation.add_argument("b", metavar="B", help="strategy spec of seats 1 and 3")
+            evaluation.add_argument("a", metavar="A", help="strategy spec of seats 0 and 2 "
+                                    "(with 2 or 3 players: of one seat, each seat in turn)")
+            evaluation.add_argument("b", metavar="B", help="strategy spec of seats 1 and 3 "
+                                    "(with 2 or 3 players: of every other seat)")
         else:
             evaluation.add_argument("strategies", nargs="+", metavar="SPEC",
                                     help="two or more different strategy specs")
         _add_rules(evaluation)
         units = evaluation.add_mutually_exclusive_group(required=True)
-        units.add_argument("--games", type=_units, help="boards of whole games "
-                           "(each deal sequence is played twice)")
-        units.add_argument("--hands", type=_units, help="boards of single hands "
-                           "(each deal is played twice)")
+        units.add_argument("--games", type=_units, help="boards of whole games (each deal "
+                           "sequence is played twice, or once per seat with 2 or 3 players)")
+        units.add_argument("--hands", type=_units, help="boards of single hands (each deal is "
+                           "played twice, or once per seat with 2 or 3 players)")
         evaluation.add_argument("--seed", type=_seed, default=0,
                                 help=SEED_HELP)
         evaluation.add_argument("--jobs", type=_jobs, default=1,
