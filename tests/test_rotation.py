@@ -17,7 +17,14 @@ from spades_sim.cli import main
 from spades_sim.core.errors import EvaluationError
 from spades_sim.core.rules import build_rules
 from spades_sim.core.strategies import parse_strategy
-from spades_sim.evaluate import format_match, format_tournament, match, match_result, tournament
+from spades_sim.evaluate import (
+    MatchResult,
+    format_match,
+    format_tournament,
+    match,
+    match_result,
+    tournament,
+)
 from spades_sim.evaluate.match import match_boards, match_configs
 from spades_sim.evaluate.rotation import board_differences, seatings
 from spades_sim.run import load_run, simulate
@@ -141,6 +148,11 @@ def test_three_player_match_result_computed_by_hand():
     # board 1: the game without a winner ties twice; 2 + 2.
     assert (result.a_wins, result.b_wins, result.ties) == (9, 1, 2)
     assert (result.deals_a, result.deals_b, result.deals_tied) == (2, 0, 0)
+    data = result.to_dict()
+    assert (data["players"], data["rotations"]) == (3, 3)
+    assert MatchResult.from_dict(data) == result
+    older = {k: v for k, v in data.items() if k not in ("players", "rotations")}
+    assert MatchResult.from_dict(older).partnership  # a summary written before rotations
     text = format_match(result)
     assert "3 players on their own" in text and "seats 0, 2" not in text
     assert "B B A" in text and "A - the mean B seat" in text

@@ -208,19 +208,16 @@ def _rotation_plays(rows: pd.DataFrame, a: str, b: str, games: bool):
     value = rows["score_delta"].astype(np.int64).to_numpy()
     if games:
         value = value + rows["score_before"].astype(np.int64).to_numpy()
-    part = pd.DataFrame({"key": rows[key].to_numpy(), "rotation": rotation, "seat": seat,
-                         "value": value, "winner": rows["game_winner"].to_numpy()})
-    table = part.pivot_table(index="key", columns=["rotation", "seat"], values="value",
-                             aggfunc="first")
-    full = pd.MultiIndex.from_product([range(players), range(players)])
-    table = table.reindex(columns=full).dropna()  # boards missing a play are left out
-    boards = table.index.to_numpy()
-    values = table.to_numpy(dtype=np.int64).reshape(len(boards), players, players)
-    values = values.transpose(1, 0, 2)  # [rotation, board, seat]
+    boards, board = np.unique(rows[key].to_numpy(), return_inverse=True)
+    values = np.zeros((players, len(boards), players), dtype=np.int64)  # [rotation, board, seat]
+    present = np.zeros(values.shape, dtype=bool)
+    winner = np.full((players, len(boards)), -1, dtype=np.int64)
+    values[rotation, board, seat] = value
+    present[rotation, board, seat] = True
+    winner[rotation, board] = rows["game_winner"].to_numpy()
+    complete = present.all(axis=(0, 2))  # boards missing a play are left out
+    boards, values, winner = boards[complete], values[:, complete], winner[:, complete]
     sides = [([r], [s for s in range(players) if s != r]) for r in range(players)]
-    winner = part.drop_duplicates(["key", "rotation"]).pivot(index="key", columns="rotation",
-                                                             values="winner")
-    winner = winner.reindex(index=boards, columns=range(players)).to_numpy().T  # [r, board]
     a_wins = b_wins = ties = 0
     for r in range(players):
         mine = values[r, :, r]
