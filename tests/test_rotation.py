@@ -148,6 +148,9 @@ def test_three_player_match_result_computed_by_hand():
     # board 1: the game without a winner ties twice; 2 + 2.
     assert (result.a_wins, result.b_wins, result.ties) == (9, 1, 2)
     assert (result.deals_a, result.deals_b, result.deals_tied) == (2, 0, 0)
+    frame = pd.DataFrame(rows)
+    assert match_result(frame, A, B, rules="cutthroat", config="match") == result
+    assert match_result(frame, A, B, config="other").n == 0
     data = result.to_dict()
     assert (data["players"], data["rotations"]) == (3, 3)
     assert MatchResult.from_dict(data) == result

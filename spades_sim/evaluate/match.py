@@ -158,7 +158,8 @@ def _sides(frame: pd.DataFrame, a: str, b: str) -> pd.Series:
 
 
 def _duplicate_plays(rows: pd.DataFrame, a: str, b: str, games: bool):
-    """A partnership match (duplicate mode): ``(per-board diffs, plays, a_wins, b_wins)``."""
+    """A partnership match (duplicate mode): ``(per-board diffs, plays, a_wins, b_wins,
+    ties)``."""
     key = "game_id" if games else "hand_id"
     is_a = _sides(rows, a, b)
     value = rows["score_delta"].astype(np.int64)
@@ -185,9 +186,9 @@ def _duplicate_plays(rows: pd.DataFrame, a: str, b: str, games: bool):
     return per_board, len(diff), a_wins, b_wins, len(diff) - a_wins - b_wins
 
 
-def _rotation_plays(rows: pd.DataFrame, a: str, b: str, games: bool):
-    """A match of players on their own (one configuration per rotation, ``match-r<r>``: A at
-    seat ``r``): ``(per-board diffs, plays, a_wins, b_wins, ties, players)``."""
+def _rotation_plays(rows: pd.DataFrame, a: str, b: str, games: bool, players: int):
+    """A match of ``players`` on their own (one configuration per rotation, ``match-r<r>``: A
+    at seat ``r``): ``(per-board diffs, plays, a_wins, b_wins, ties)``."""
     key = "game_id" if games else "hand_id"
     names = rows["config"].astype(str)
     found = names.str.extract(_ROTATION, expand=False)
@@ -196,8 +197,7 @@ def _rotation_plays(rows: pd.DataFrame, a: str, b: str, games: bool):
                               f"rotation of a match (match-r0, match-r1, ...)")
     rotation = found.astype(np.int64).to_numpy()
     seat = rows["seat"].to_numpy().astype(np.int64)
-    players = int(seat.max()) + 1
-    if rotation.max() >= players:
+    if len(rows) and rotation.max() >= players:
         raise EvaluationError(f"rotation {rotation.max()} of a {players}-player match")
     if a != b:
         expected = np.where(seat == rotation, a, b)
@@ -228,7 +228,7 @@ def _rotation_plays(rows: pd.DataFrame, a: str, b: str, games: bool):
             b_wins += int((decided & (mine < theirs)).sum())
             ties += int((~decided | (mine == theirs)).sum())
     per_board = pd.Series(differences(values, sides), index=boards)
-    return per_board, players * len(boards), a_wins, b_wins, ties, players
+    return per_board, players * len(boards), a_wins, b_wins, ties
 
 
 def _scored(frame: pd.DataFrame, a, b, games, config):
@@ -236,6 +236,7 @@ def _scored(frame: pd.DataFrame, a, b, games, config):
     a, b = str(parse_strategy(a)), str(parse_strategy(b))
     rotated = (len(frame) > 0 and "seat" in frame.columns and not frame["duplicate"].any()
                and bool((frame["seat"] == frame["side"]).all()))
+    players = int(frame["seat"].max()) + 1 if rotated else 4
     if config is not None:
         names = frame["config"].astype(str)
         chosen = names.str.match(re.escape(config) + r"-r\d+$") if rotated else names == config
@@ -244,11 +245,11 @@ def _scored(frame: pd.DataFrame, a, b, games, config):
         games = bool(frame["game_over"].any())
     rows = frame[frame["game_over"]] if games else frame
     if rotated:
-        per_board, played, a_wins, b_wins, ties, players = _rotation_plays(rows, a, b, games)
+        per_board, played, a_wins, b_wins, ties = _rotation_plays(rows, a, b, games, players)
         rotations = players
     else:
         per_board, played, a_wins, b_wins, ties = _duplicate_plays(rows, a, b, games)
-        players, rotations = 4, 2
+        rotations = 2
     return a, b, games, per_board, played, a_wins, b_wins, ties, players, rotations
 
 
