@@ -273,6 +273,7 @@ def tune(family: str, rules: Rules | str = "classic", *, against, rule_overrides
             _write_history(out, state["records"], space, names)
             if not quiet:
                 _progress(state["summaries"][-1], generations)
+        _write_history(out, state["records"], space, names)  # (a kill may have left it behind)
         tuned = space.decode(state["es"].mean)
         holdout = _holdout(out, state, tuned, opponents, rules_obj, seed, holdout_boards,
                            workers)
