@@ -201,8 +201,8 @@ def _add_tune(sub) -> None:
                            "the family's default set)")
     tune.add_argument("--start", metavar="SPEC",
                       help="the starting strategy, of the family's kind (default the family)")
-    tune.add_argument("--generations", type=_units, default=10,
-                      help="CMA-ES generations (default 10); a rerun with more continues")
+    tune.add_argument("--generations", type=_units, default=20,
+                      help="CMA-ES generations (default 20); a rerun with more continues")
     tune.add_argument("--popsize", type=_units, default=None,
                       help="candidates per generation (default CMA-ES's, 4 + 3 ln N)")
     tune.add_argument("--boards", type=_units, default=200,
@@ -211,6 +211,9 @@ def _add_tune(sub) -> None:
     tune.add_argument("--holdout-boards", type=_units, default=20_000,
                       help="boards of the held-out evaluation of the tuned strategy "
                            "(default 20,000)")
+    tune.add_argument("--sigma", type=float, default=1.0,
+                      help="CMA-ES's first step, in tenths of every parameter's search range "
+                           "(default 1.0)")
     tune.add_argument("--seed", type=_seed, default=0, help=SEED_HELP)
     tune.add_argument("--jobs", type=_jobs, default=1,
                       help="worker processes (loky) or local Dask workers (default 1)")

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..analysis.plots import PALETTE
 from ..core.strategies import format_number
 from .search import TuneResult, atomic_write
+from .space import build_space
 
 TUNED = "tuned.txt"
 RESULT = "result.json"
@@ -62,10 +63,11 @@ def convergence_svg(history: list) -> str:
     sigma_ax = ax.twinx()
     sigma_ax.plot(generations, [s["sigma"] for s in history], ":", color=PALETTE[7],
                   label="step size sigma (right)")
-    sigma_ax.set_ylabel("sigma (share of the range x 10)")
+    sigma_ax.set_ylabel("sigma (tenths of the range)")
     lines = ax.get_legend_handles_labels()
     more = sigma_ax.get_legend_handles_labels()
-    ax.legend(lines[0] + more[0], lines[1] + more[1], loc="best", fontsize="small")
+    figure.legend(lines[0] + more[0], lines[1] + more[1], loc="outside lower center", ncol=3,
+                  fontsize="small", frameon=False)  # (below the axes: never over a line)
     ax.set_title("objective per generation (each on its own boards)")
     buffer = io.StringIO()
     with matplotlib.rc_context(_SVG_STYLE):
@@ -165,13 +167,15 @@ def command_line(result: TuneResult, rules) -> str:
     parts = ["spades-sim tune", result.family, "--rules", rules.preset_name]
     parts += [f"--rule {key}={_rule_text(value)}" for key, value in rules.overrides().items()]
     parts += [f"--against '{spec}'" for spec in settings["against"]]
-    parts += [f"--param {p['name']}={format_number(p['low'])}:{format_number(p['high'])}"
-              for p in settings["params"]]
+    if settings["params"] != build_space(result.family, start=settings["start"]).to_dict()[
+            "params"]:  # (the default set with its default bounds goes without saying)
+        parts += [f"--param {p['name']}={format_number(p['low'])}:{format_number(p['high'])}"
+                  for p in settings["params"]]
     if settings["start"] != result.family:
         parts.append(f"--start '{settings['start']}'")
     parts += [f"--generations {result.generations}", f"--popsize {settings['popsize']}",
               f"--boards {settings['boards']}", f"--holdout-boards {settings['holdout_boards']}",
-              f"--seed {settings['seed']}"]
+              f"--sigma {format_number(settings['sigma'])}", f"--seed {settings['seed']}"]
     return " ".join(parts)
 
 

@@ -49,7 +49,11 @@ SETTINGS = "settings.json"
 STATE = "state.pkl"
 HISTORY = "history"
 HOLDOUT = "holdout.json"
-DEFAULT_SIGMA = 0.25 * SCALE  # CMA-ES's first step: a quarter of every parameter's range
+# CMA-ES's first step: a tenth of every parameter's range. A local search around the start: a
+# quarter of the range (tried first) put most early candidates of the heuristic far below its
+# defaults, and 8 generations of 8 then ended 66 points a board below the start under simple
+# rules, while a tenth ended 37 above it in 20 (docs/tuning.md).
+DEFAULT_SIGMA = 0.1 * SCALE
 
 
 class TuneError(SpadesError):
@@ -212,7 +216,7 @@ def _opponents(against) -> list:
 
 # -- the search -----------------------------------------------------------------------------
 def tune(family: str, rules: Rules | str = "classic", *, against, rule_overrides=(),
-         params=None, start=None, generations: int = 10, popsize: int | None = None,
+         params=None, start=None, generations: int = 20, popsize: int | None = None,
          boards: int = 200, holdout_boards: int = 20_000, seed: int = 0,
          sigma: float = DEFAULT_SIGMA, jobs: int = 1, backend: str = "loky",
          scheduler: str | None = None, out=None, quiet: bool = True) -> TuneResult:
@@ -225,9 +229,10 @@ def tune(family: str, rules: Rules | str = "classic", *, against, rule_overrides
     ``generations``: the budget (a rerun with more continues); ``popsize``: candidates per
     generation (default CMA-ES's, 4 + 3 ln N); ``boards``: boards per candidate and
     opponent; ``holdout_boards``: boards of the held-out evaluation; ``seed``: everything
-    derives from it; ``jobs``/``backend``/``scheduler``: where the games are played (the
-    numbers never depend on it); ``out``: the folder (default under ``results/``); ``quiet``:
-    no progress lines on stderr.
+    derives from it; ``sigma``: CMA-ES's first step on the box where every parameter's
+    range is ``[0, 10]`` (default 1: a tenth of the range); ``jobs``/``backend``/
+    ``scheduler``: where the games are played (the numbers never depend on it); ``out``: the
+    folder (default under ``results/``); ``quiet``: no progress lines on stderr.
     """
     import cma
 
