@@ -258,3 +258,14 @@ def test_cli_refuses_a_folder_of_other_settings(tuned, capsys):
 
 def test_errors_are_spades_errors():
     assert issubclass(TuneError, SpadesError)
+
+
+def test_one_held_out_board_has_no_interval_and_still_prints_json(tmp_path, capsys):
+    assert main(["tune", "heuristic", "--rules", "simple", "--against", "random", "--param",
+                 "aggression", "--generations", "1", "--popsize", "2", "--boards", "2",
+                 "--holdout-boards", "1", "--out", str(tmp_path / "t"), "--json"]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["holdout"][0]["ci95"] == [None, None]
+    assert "generation 1/1" in captured.err  # the progress line
+    assert "history" in (tmp_path / "t" / "result.json").read_text()

@@ -29,18 +29,8 @@ _SVG_METADATA = {"Date": None, "Creator": None}
 def write_outputs(result: TuneResult, rules) -> None:
     out = Path(result.out)
     atomic_write(out / TUNED, result.spec + "\n")
-    atomic_write(out / RESULT, json.dumps(_json_safe(result.to_dict()), indent=2) + "\n")
+    atomic_write(out / RESULT, json.dumps(result.to_dict(), indent=2) + "\n")
     atomic_write(out / REPORT, report_html(result, rules))
-
-
-def _json_safe(value):
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, dict):
-        return {key: _json_safe(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(item) for item in value]
-    return value
 
 
 def convergence_svg(history: list) -> str:

@@ -92,11 +92,22 @@ class TuneResult:
     stop: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"out": self.out, "family": self.family, "spec": self.spec,
+        """The result as JSON-safe data (``None`` for a missing interval)."""
+        return _json_safe({"out": self.out, "family": self.family, "spec": self.spec,
                 "params": self.params, "start": self.start, "bounds": self.bounds,
                 "generations": self.generations, "popsize": self.popsize, "best": self.best,
                 "holdout": self.holdout, "history": self.history, "stop": self.stop,
-                "settings": self.settings}
+                "settings": self.settings})
+
+
+def _json_safe(value):
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(item) for item in value]
+    return value
 
 
 # -- files ----------------------------------------------------------------------------------
@@ -257,8 +268,18 @@ def tune(family: str, rules: Rules | str = "classic", *, against, rule_overrides
         "tuned": "cma-es mean",
     }
     out = Path(out) if out is not None else default_out(settings)
-    _check_settings(out, settings)
-    state = _load_state(out)
+    search = uses_search([space.start, *opponents])
+    workers = Workers(jobs, backend, scheduler, search)  # (a scheduler is reached first)
+    try:
+        _check_settings(out, settings)
+        state = _load_state(out)
+        if state is not None and state["generation"] > generations:
+            raise TuneError(f"{out} holds {state['generation']} generations, more than "
+                            f"generations={generations}; ask for {state['generation']} or "
+                            f"more")
+    except BaseException:
+        workers.close()
+        raise
     if state is None:
         options = {"popsize": popsize, "bounds": [0.0, SCALE], "seed": float("nan"),
                    "randn": Normal(seed), "verbose": -9, "verb_log": 0, "verb_disp": 0,
@@ -266,12 +287,8 @@ def tune(family: str, rules: Rules | str = "classic", *, against, rule_overrides
         es = cma.CMAEvolutionStrategy(space.encode(space.start), float(sigma), options)
         state = {"version": __version__, "generation": 0, "es": es, "records": [],
                  "summaries": [], "stop": {}}
-    if state["generation"] > generations:
-        raise TuneError(f"{out} holds {state['generation']} generations, more than "
-                        f"generations={generations}; ask for {state['generation']} or more")
     names = settings["against"]
-    search = uses_search([space.start, *opponents])
-    with Workers(jobs, backend, scheduler, search) as workers:
+    with workers:
         while state["generation"] < generations and not state["stop"]:
             _generation(state, space, opponents, names, rules_obj, seed, boards, workers)
             atomic_write(out / STATE, pickle.dumps(state))
