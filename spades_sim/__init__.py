@@ -3,7 +3,8 @@
 The two entry points most work starts from: :func:`simulate` (a run straight to a pandas
 DataFrame) and :func:`load_run` (a run folder written by ``spades-sim ... --out DIR``). From a
 games run's frame, :func:`win_probability` and :func:`win_probability_by_lead` estimate the
-chance of winning a game from a state (``analysis/winprob.py``).
+chance of winning a game from a state (``analysis/winprob.py``). :func:`tune` tunes a
+strategy family's parameters with CMA-ES (``tune/``, docs/tuning.md).
 """
 
 __version__ = "0.1.0"
@@ -20,4 +21,10 @@ def __getattr__(name):
 
         return {"win_probability": win_probability,
                 "win_probability_by_lead": win_probability_by_lead}[name]
+    if name == "tune":
+        # The package spades_sim.tune, callable as its function tune() (the import system
+        # binds the package to this name whenever it is imported, so the two must be one).
+        import importlib
+
+        return importlib.import_module("spades_sim.tune")
     raise AttributeError(f"module 'spades_sim' has no attribute {name!r}")

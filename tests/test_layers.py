@@ -28,6 +28,7 @@ LAYERS = {
     "env": 3,
     "evaluate": 4,
     "experiment": 5,
+    "tune": 5,
     "report": 6,
     "handlog": 7,
     "bench": 7,
@@ -103,7 +104,7 @@ def test_layers_import_only_downward():
 def test_the_package_root_imports_only_the_public_api_lazily():
     root = PACKAGE / "__init__.py"
     targets = {target for target, _ in _imports(root, "spades_sim", True)}
-    assert targets <= {"spades_sim.run", "spades_sim.analysis.winprob"}
+    assert targets <= {"spades_sim.run", "spades_sim.analysis.winprob", "spades_sim.tune"}
 
 
 @pytest.mark.parametrize("module", ["spades_sim.core", "spades_sim.reference", "spades_sim.game",

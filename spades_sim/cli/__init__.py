@@ -1,5 +1,5 @@
-"""The `spades-sim` command: simulate, games, run, report, match, tournament, status, hand,
-replay, par, bench, rules, strategies. ``options`` holds the option types and groups,
+"""The `spades-sim` command: simulate, games, run, report, match, tournament, tune, status,
+hand, replay, par, bench, rules, strategies. ``options`` holds the option types and groups,
 ``commands`` one function per subcommand, this module the parser and ``main``.
 
 Only the core is imported up front; every command imports the rest of what it needs in its own
@@ -32,6 +32,7 @@ from .commands import (
     cmd_status,
     cmd_strategies,
     cmd_tournament,
+    cmd_tune,
 )
 from .options import (
     _add_rules,
@@ -175,6 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
         _add_run_options(evaluation, evaluation=True)
         evaluation.set_defaults(func=func)
 
+    _add_tune(sub)
+
     rules = sub.add_parser("rules", help="list presets, or show every field of one")
     rules.add_argument("preset", nargs="?", help="a preset name; none lists every preset")
     rules.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE",
@@ -187,6 +190,49 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                              help="on an error, print the traceback (a plug-in's own) too")
     return parser
+
+
+def _add_tune(sub) -> None:
+    tune = sub.add_parser("tune", help="tune a strategy family's parameters with CMA-ES "
+                          "against opponents (docs/tuning.md)")
+    tune.add_argument("family", metavar="FAMILY",
+                      help="a built-in kind or preset to tune (heuristic, mc, random, "
+                           "aggressive, ...)")
+    _add_rules(tune)
+    tune.add_argument("--against", action="append", required=True, metavar="SPEC",
+                      help="an opponent strategy (repeatable: the objective is the mean over "
+                           "them)")
+    tune.add_argument("--param", action="append", metavar="NAME[=LOW:HIGH]",
+                      help="a parameter to tune, with its search bounds (repeatable; default: "
+                           "the family's default set)")
+    tune.add_argument("--start", metavar="SPEC",
+                      help="the starting strategy, of the family's kind (default the family)")
+    tune.add_argument("--generations", type=_units, default=20,
+                      help="CMA-ES generations (default 20); a rerun with more continues")
+    tune.add_argument("--popsize", type=_units, default=None,
+                      help="candidates per generation (default CMA-ES's, 4 + 3 ln N)")
+    tune.add_argument("--boards", type=_units, default=200,
+                      help="boards (whole games in every seating) per candidate and opponent "
+                           "(default 200)")
+    tune.add_argument("--holdout-boards", type=_units, default=20_000,
+                      help="boards of the held-out evaluation of the tuned strategy "
+                           "(default 20,000)")
+    tune.add_argument("--sigma", type=float, default=1.0,
+                      help="CMA-ES's first step, in tenths of every parameter's search range "
+                           "(default 1.0)")
+    tune.add_argument("--seed", type=_seed, default=0, help=SEED_HELP)
+    tune.add_argument("--jobs", type=_jobs, default=1,
+                      help="worker processes (loky) or local Dask workers (default 1)")
+    tune.add_argument("--backend", choices=("loky", "dask"), default=None,
+                      help="loky (the default): worker processes here; dask: a Dask cluster")
+    tune.add_argument("--scheduler", metavar="ADDRESS",
+                      help="Dask scheduler address (tcp://host:8786), with --backend dask; "
+                           "none starts a local one")
+    tune.add_argument("--out", metavar="DIR", help="the tuning's folder (default under "
+                      "results/); re-running the same command resumes it")
+    tune.add_argument("--quiet", action="store_true", help="no progress line per generation")
+    tune.add_argument("--json", action="store_true", help="print one JSON object")
+    tune.set_defaults(func=cmd_tune)
 
 
 def main(argv=None) -> int:

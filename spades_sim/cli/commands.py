@@ -331,6 +331,20 @@ def cmd_tournament(args):
     return 0
 
 
+def cmd_tune(args):
+    from ..tune import format_result, tune
+
+    _check_options(args)
+    result = tune(args.family, args.rules, against=args.against, rule_overrides=args.rule,
+                  params=args.param, start=args.start, generations=args.generations,
+                  popsize=args.popsize, boards=args.boards, holdout_boards=args.holdout_boards,
+                  seed=args.seed, sigma=args.sigma, jobs=args.jobs,
+                  backend=args.backend or "loky", scheduler=args.scheduler, out=args.out,
+                  quiet=args.quiet)
+    print(json.dumps(result.to_dict(), allow_nan=False) if args.json else format_result(result))
+    return 0
+
+
 def cmd_rules(args):
     if args.preset is None:
         width = max(map(len, PRESETS))
