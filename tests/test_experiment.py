@@ -186,7 +186,7 @@ def test_shipped_experiments_parse():
     assert bidding.tournament is not None and "strategies" in bidding.analyses
     assert not any(name.startswith("mc") for name in bidding.tournament.names)  # too slow
     variants = load_experiment(ROOT / "experiments" / "variants.toml")
-    assert len(variants.configs) == 8 and variants.baseline == "classic"
+    assert len(variants.configs) == 16 and variants.baseline == "classic"
     assert sorted({c.rules.players for c in variants.configs}) == [2, 3, 4]
 
 

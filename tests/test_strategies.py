@@ -1,4 +1,6 @@
-"""The heuristic family and its presets do what their names say: the direction of each effect.
+"""The first heuristic (``heuristic-v1``, bidding by rounding its estimate) and its presets do
+what their names say: the direction of each effect. (The expected-value heuristic's responses
+to the rules: ``test_value.py``.)
 
 Each comparison plays both tables on the same deals (same seed), so the differences are paired
 and large next to the noise at these sizes; the sizes and margins were chosen so that every
@@ -41,7 +43,7 @@ def stats(specs, n_hands=N_HANDS, seed=11):
 
 
 def test_nil_threshold_raises_the_nil_rate():
-    rates = [stats(f"heuristic:nil_threshold={t}")["nil"] for t in (0.5, 1, 2.5)]
+    rates = [stats(f"heuristic-v1:nil_threshold={t}")["nil"] for t in (0.5, 1, 2.5)]
     assert rates[0] < rates[1] < rates[2]
     assert rates[2] > 2 * rates[1]
 
@@ -52,12 +54,12 @@ def test_nil_threshold_raises_the_nil_rate():
     ("nil_partner_min", 5, 0),  # a nil only beside a partner who bid 5 or more
 ])
 def test_nil_features_restrict_nil(feature, strict, loose):
-    assert (stats(f"heuristic:{feature}={strict}")["nil"]
-            < stats(f"heuristic:{feature}={loose}")["nil"])
+    assert (stats(f"heuristic-v1:{feature}={strict}")["nil"]
+            < stats(f"heuristic-v1:{feature}={loose}")["nil"])
 
 
 def test_aggression_raises_bids_and_sets():
-    low, mid, high = (stats(f"heuristic:aggression={a}") for a in (-0.5, 0, 0.5))
+    low, mid, high = (stats(f"heuristic-v1:aggression={a}") for a in (-0.5, 0, 0.5))
     assert low["bid"] < mid["bid"] < high["bid"]
     assert low["set"] < mid["set"] < high["set"]
     assert low["bags"] > mid["bags"] > high["bags"]
@@ -66,16 +68,16 @@ def test_aggression_raises_bids_and_sets():
 @pytest.mark.parametrize("weight", ["ace", "king", "trump_honour", "long_spade", "ruff",
                                     "long_suit"])
 def test_estimator_weights_raise_bids(weight):
-    base = parse_strategy("heuristic").params[weight]
-    assert (stats(f"heuristic:{weight}={base + 0.5}")["bid"] > stats("heuristic")["bid"])
+    base = parse_strategy("heuristic-v1").params[weight]
+    assert (stats(f"heuristic-v1:{weight}={base + 0.5}")["bid"] > stats("heuristic-v1")["bid"])
 
 
 def test_avoiding_bags_lowers_bags():
     """Seats 0 and 2 keep winning tricks once their contract is made: they take more bags than
     when they duck, and their opponents fewer (at a full table the tricks are shared, so the
     comparison is one side against the same side)."""
-    keeping = stats(["heuristic:avoid_bags=0", "heuristic"])
-    ducking = stats("heuristic")
+    keeping = stats(["heuristic-v1:avoid_bags=0", "heuristic-v1"])
+    ducking = stats("heuristic-v1")
     assert keeping["bags0"] > ducking["bags0"] + 0.15
     assert keeping["bags1"] < ducking["bags1"] - 0.15
 
@@ -83,8 +85,8 @@ def test_avoiding_bags_lowers_bags():
 def test_set_margin_sets_the_opponents_more_often():
     """Seats 0 and 2 chase sets; the opponents (seats 1 and 3) are set more often than against
     the same seats that duck once their own contract is made."""
-    chasing = stats(["heuristic:set_margin=3", "heuristic"])
-    ducking = stats(["heuristic", "heuristic"])
+    chasing = stats(["heuristic-v1:set_margin=3", "heuristic-v1"])
+    ducking = stats(["heuristic-v1", "heuristic-v1"])
     assert chasing["set1"] > ducking["set1"] + 0.01
 
 
@@ -96,14 +98,14 @@ def test_covering_and_busting_nils():
 
 
 def test_presets_behave_as_named():
-    table = {name: stats(name) for name in ("heuristic", "cautious", "aggressive", "nil-happy",
+    table = {name: stats(name) for name in ("heuristic-v1", "cautious", "aggressive", "nil-happy",
                                             "bag-averse")}
     assert min(table, key=lambda name: table[name]["set"]) == "cautious"
     assert max(table, key=lambda name: table[name]["set"]) == "aggressive"
     assert max(table, key=lambda name: table[name]["bid"]) == "aggressive"
     assert max(table, key=lambda name: table[name]["nil"]) == "nil-happy"
     assert min(table, key=lambda name: table[name]["nil"]) == "cautious"
-    assert table["bag-averse"]["bags"] < table["heuristic"]["bags"] - 0.2
+    assert table["bag-averse"]["bags"] < table["heuristic-v1"]["bags"] - 0.2
 
 
 # -- score awareness: the bid's adjustments, on the reference's pure functions ----------------
@@ -117,19 +119,19 @@ def bid_of(spec, scores, bags):
 
 
 def test_bag_guard_bids_up_near_the_bag_limit():
-    base = bid_of("heuristic:bag_guard=3,bag_guard_boost=1", [0, 0], [0, 0])
-    assert bid_of("heuristic:bag_guard=3,bag_guard_boost=1", [0, 0], [7, 0]) == base + 1
-    assert bid_of("heuristic:bag_guard=3,bag_guard_boost=1", [0, 0], [6, 9]) == base
-    assert bid_of("heuristic", [0, 0], [9, 0]) == base  # off by default
+    base = bid_of("heuristic-v1:bag_guard=3,bag_guard_boost=1", [0, 0], [0, 0])
+    assert bid_of("heuristic-v1:bag_guard=3,bag_guard_boost=1", [0, 0], [7, 0]) == base + 1
+    assert bid_of("heuristic-v1:bag_guard=3,bag_guard_boost=1", [0, 0], [6, 9]) == base
+    assert bid_of("heuristic-v1", [0, 0], [9, 0]) == base  # off by default
 
 
 def test_endgame_bids_safe_when_ahead_and_pushes_when_behind():
-    spec = "heuristic:endgame_points=100,endgame_safe=-1,endgame_push=1"
+    spec = "heuristic-v1:endgame_points=100,endgame_safe=-1,endgame_push=1"
     base = bid_of(spec, [0, 0], [0, 0])
     assert bid_of(spec, [420, 300], [0, 0]) == base - 1  # ahead, 80 from the target
     assert bid_of(spec, [300, 420], [0, 0]) == base + 1  # behind a side 80 from it
     assert bid_of(spec, [300, 390], [0, 0]) == base  # the leader is outside the window
-    assert bid_of("heuristic", [420, 300], [0, 0]) == base  # off by default
+    assert bid_of("heuristic-v1", [420, 300], [0, 0]) == base  # off by default
 
 
 def test_preset_specs_round_trip_and_refuse_bad_values():

@@ -113,7 +113,7 @@ def test_public_import():
 
 @pytest.fixture(scope="module")
 def games():
-    configs = [make_config("classic", preset("classic"), ["heuristic"])]
+    configs = [make_config("classic", preset("classic"), ["heuristic-v1"])]
     return simulate(configs, n_games=60, seed=3, chunk_size=30, duplicate=True)
 
 

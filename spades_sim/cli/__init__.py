@@ -17,9 +17,11 @@ import sys
 import traceback
 
 from .. import __version__
+from ..core.bidmodel import SHAPES
 from ..core.errors import SpadesError
 from .commands import (
     cmd_bench,
+    cmd_bid_model,
     cmd_games,
     cmd_hand,
     cmd_match,
@@ -177,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
         evaluation.set_defaults(func=func)
 
     _add_tune(sub)
+    _add_bid_model(sub)
 
     rules = sub.add_parser("rules", help="list presets, or show every field of one")
     rules.add_argument("preset", nargs="?", help="a preset name; none lists every preset")
@@ -233,6 +236,25 @@ def _add_tune(sub) -> None:
     tune.add_argument("--quiet", action="store_true", help="no progress line per generation")
     tune.add_argument("--json", action="store_true", help="print one JSON object")
     tune.set_defaults(func=cmd_tune)
+
+
+def _add_bid_model(sub) -> None:
+    model = sub.add_parser("bid-model", help="refit or check the trick model of the "
+                           "heuristic's expected-value bids (docs/players.md)")
+    model.add_argument("action", choices=("fit", "check"),
+                       help="fit: play hands of every shape's preset and write the model; "
+                            "check: its calibration on fresh hands")
+    model.add_argument("--hands", type=_units, default=None,
+                       help="hands per shape and fitting run (default 400,000 to fit, "
+                            "100,000 to check)")
+    model.add_argument("--seed", type=_seed, default=None, help=SEED_HELP)
+    model.add_argument("--shape", action="append", choices=[shape[0] for shape in SHAPES],
+                       help="only this shape (repeatable; default all; fit writes all)")
+    model.add_argument("--out", metavar="FILE",
+                       help="fit: where to write the model (default the package's own file, "
+                            "which the engine compiles in)")
+    model.add_argument("--json", action="store_true", help="check: print one JSON object")
+    model.set_defaults(func=cmd_bid_model)
 
 
 def main(argv=None) -> int:

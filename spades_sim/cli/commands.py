@@ -345,6 +345,25 @@ def cmd_tune(args):
     return 0
 
 
+def cmd_bid_model(args):
+    from ..analysis import bidmodel
+
+    if args.action == "fit":
+        seed = bidmodel.FIT_SEED if args.seed is None else args.seed
+        if args.shape:
+            raise UsageError("bid-model fit: --shape is for check only (a fit writes every "
+                              "shape)")
+        model = bidmodel.fit_model(args.hands or 400_000, seed,
+                                   progress=lambda line: print(line, file=sys.stderr))
+        path = bidmodel.write_model(model, args.out) if args.out else bidmodel.write_model(model)
+        print(f"wrote {path}; the engine recompiles with it on its next start")
+        return 0
+    seed = bidmodel.FIT_SEED + 7 if args.seed is None else args.seed
+    report = bidmodel.check_model(args.hands or 100_000, seed, args.shape)
+    print(json.dumps(report) if args.json else bidmodel.format_check(report))
+    return 0
+
+
 def cmd_rules(args):
     if args.preset is None:
         width = max(map(len, PRESETS))

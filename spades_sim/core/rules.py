@@ -16,6 +16,7 @@ import re
 from collections import namedtuple
 from dataclasses import dataclass, fields
 
+from .bidmodel import shape_index
 from .cards import JOKER_MASK, STANDARD_DECK_MASK, TRUMP_MASK
 from .errors import RulesError
 from .seeding import GAME_SHIFT
@@ -148,7 +149,8 @@ class Rules:
             values[name] = 0 if value is None else int(value)
         values.update(has_mercy=int(self.mercy is not None), hand_size=self.hand_size,
                       n_sides=self.n_sides, deck_mask=self.deck_mask,
-                      trump_share=self.trump_share)
+                      trump_share=self.trump_share,
+                      bid_model=shape_index(self.players, self.deck, self.partnership))
         return KernelRules(**values)
 
     def overrides(self) -> dict:
@@ -401,7 +403,8 @@ FIELD_NAMES = tuple(f.name for f in fields(Rules) if f.name != "preset_name")
 # What the kernels read: every rule field (``mercy`` and ``max_hands`` as 0 when off), then
 # ``has_mercy`` and the derived values.
 KernelRules = namedtuple(
-    "KernelRules", FIELD_NAMES + ("has_mercy", "hand_size", "n_sides", "deck_mask", "trump_share")
+    "KernelRules",
+    FIELD_NAMES + ("has_mercy", "hand_size", "n_sides", "deck_mask", "trump_share", "bid_model"),
 )
 
 

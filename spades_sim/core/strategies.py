@@ -10,7 +10,9 @@ place in its kind's list (:func:`slot`). The decisions themselves live in
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -21,7 +23,7 @@ from .schema import MAX_SEATS
 STRATEGY_RANDOM = 0
 STRATEGY_HEURISTIC = 1
 STRATEGY_MC = 2  # bids like the heuristic (the same parameter slots); plays by Monte Carlo search
-N_PARAMS = 32  # slots of a seat's parameter vector
+N_PARAMS = 40  # slots of a seat's parameter vector
 # A random strategy's probabilities become integer thresholds out of RATE_ONE: a choice is made
 # when bounded(RATE_ONE) < round(rate * RATE_ONE).
 RATE_ONE = 1 << 15
@@ -80,15 +82,18 @@ KINDS: dict[str, StrategyKind] = {
         "ducks or keeps winning once its contract is made, and can chase a set",
         (
             Param("aggression", 0.0, "added to the trick estimate before rounding the bid"),
-            Param("nil_threshold", 1.0, "bid nil when the trick estimate is at most this"),
-            Param("nil_max_spades", 3, "never bid nil holding more trumps than this", 0, 17),
+            Param("nil_threshold", 2.5,
+                  "consider nil only when the trick estimate is at most this (with ev_bid=0: "
+                  "bid nil then)"),
+            Param("nil_max_spades", 4, "never bid nil holding more trumps than this", 0, 17),
             Param("ace", 0.9, "tricks counted for a side-suit ace"),
             Param("king", 0.7, "tricks counted for a side-suit king with a guard"),
             Param("queen", 0.3, "tricks counted for a side-suit queen with two guards"),
             Param("long_spade", 0.8, "tricks counted per trump beyond the third"),
             Param("ruff", 0.6, "tricks counted per spare trump that can ruff a short suit"),
-            Param("blind_nil_deficit", 300,
-                  "bid blind nil (where allowed) when trailing the leader by at least this"),
+            Param("blind_nil_deficit", 50,
+                  "bid blind nil (where allowed) when trailing the leader by at least this "
+                  "(with ev_bid: consider it, and bid it when worth more than looking)"),
             Param("blind_bid_deficit", 200,
                   "bid blind (where allowed) when trailing the leader by at least this"),
             Param("blind_bid", 4, "the blind number bid (the nearest allowed one)", 1, 17, True),
@@ -131,6 +136,27 @@ KINDS: dict[str, StrategyKind] = {
                   "play: once the side's contract is made, keep winning tricks to set an "
                   "opponent that still needs at least (tricks left - set_margin) tricks "
                   "(-1 = never)", -1, 30, True),
+            Param("ev_bid", 1,
+                  "bid by expected score under the rules in force, from the fitted trick "
+                  "model (1), or round the estimate (0: the first heuristic's way)",
+                  0, 1, True),
+            Param("bag_weight", 0.5,
+                  "expected-value bids: the share of a bag's long-run price (bag_penalty / "
+                  "bag_limit) charged per expected overtrick", 0, 10),
+            Param("target_bonus", 50,
+                  "expected-value bids: points added, times the chance of making it, to a "
+                  "contract that takes the side to the target", 0, 10000),
+            Param("nil_margin", 0,
+                  "expected-value bids: points added to a nil's expected score before "
+                  "comparing it with the best number bid", -1000, 1000),
+            Param("blind_margin", 100,
+                  "expected-value blind choices (once blind_nil_deficit or "
+                  "blind_bid_deficit is reached): points added to a blind choice's expected "
+                  "score before comparing it with looking at the cards", -1000, 1000),
+            Param("rule_play", 1,
+                  "play: weigh overtricks by the rules (keep winning when a bag costs less "
+                  "than its point, duck near the bag limit) and chase sets worth a trick each "
+                  "under per_trick_short (1), or play the switches as set (0)", 0, 1, True),
         ),
     ),
 }
@@ -145,7 +171,7 @@ KINDS["mc"] = StrategyKind(
     KINDS["heuristic"].params + (
         Param("samples", 16, "deals sampled per card decision (the search budget)", 1, 10000,
               True),
-        Param("bid_tolerance", 1.5,
+        Param("bid_tolerance", 3.0,
               "a sampled holding must have a trick estimate within this of its seat's bid "
               "(nil: at most nil_threshold plus this); up to sample_tries tries, then any deal "
               "that respects the voids", 0, 20),
@@ -161,7 +187,7 @@ def slot(kind: str, name: str) -> int:
     """The slot of parameter ``name`` in the vector of strategy kind ``kind``.
 
     >>> slot("random", "bid_min"), slot("heuristic", "aggression"), slot("mc", "samples")
-    (0, 0, 27)
+    (0, 0, 33)
     """
     return [param.name for param in KINDS[kind].params].index(name)
 
@@ -176,20 +202,30 @@ class StrategyPreset:
     doc: str
 
 
+# The first heuristic: bids by rounding its estimate (no trick model), plays its switches as
+# set. The presets below are styles of that heuristic.
+HEURISTIC_V1 = {"ev_bid": 0, "rule_play": 0, "nil_threshold": 1.0, "nil_max_spades": 3,
+                "blind_nil_deficit": 300}
+
 PRESETS: dict[str, StrategyPreset] = {
     preset.name: preset
     for preset in (
         StrategyPreset(
+            "heuristic-v1", "heuristic", dict(HEURISTIC_V1),
+            "the first heuristic, kept for comparison: bids its trick estimate rounded "
+            "(plus aggression), nil when the estimate is at most 1, whatever the scoring rules",
+        ),
+        StrategyPreset(
             "cautious", "heuristic",
-            {"aggression": -0.6, "nil_threshold": 0.4, "nil_max_spades": 2, "nil_max_high": 0,
-             "blind_nil_deficit": 1000, "blind_bid_deficit": 1000,
+            {**HEURISTIC_V1, "aggression": -0.6, "nil_threshold": 0.4, "nil_max_spades": 2,
+             "nil_max_high": 0, "blind_nil_deficit": 1000, "blind_bid_deficit": 1000,
              "endgame_points": 150, "endgame_safe": -0.5, "endgame_push": 0.0},
             "bids about half a trick under its estimate, bids nil only with a hopeless hand, "
             "goes blind only 1000 points behind; bids safe near the target",
         ),
         StrategyPreset(
             "aggressive", "heuristic",
-            {"aggression": 0.6, "bump_threshold": 0.0, "blind_nil_deficit": 150,
+            {**HEURISTIC_V1, "aggression": 0.6, "bump_threshold": 0.0, "blind_nil_deficit": 150,
              "blind_bid_deficit": 100, "set_margin": 2, "endgame_points": 150,
              "endgame_safe": 0.0, "endgame_push": 1.0},
             "bids about half a trick over its estimate, goes blind sooner, keeps taking tricks "
@@ -197,20 +233,44 @@ PRESETS: dict[str, StrategyPreset] = {
         ),
         StrategyPreset(
             "nil-happy", "heuristic",
-            {"nil_threshold": 2.5, "nil_max_spades": 4, "nil_max_high": 2,
+            {**HEURISTIC_V1, "nil_threshold": 2.5, "nil_max_spades": 4, "nil_max_high": 2,
              "blind_nil_deficit": 100},
             "bids nil with any weak hand (estimate up to 2.5 tricks, up to four trumps) and "
             "blind nil when 100 behind",
         ),
         StrategyPreset(
             "bag-averse", "heuristic",
-            {"aggression": 0.4, "bag_guard": 4, "bag_guard_boost": 1.0, "avoid_bags": 1,
-             "set_margin": -1},
+            {**HEURISTIC_V1, "aggression": 0.4, "bag_guard": 4, "bag_guard_boost": 1.0,
+             "avoid_bags": 1, "set_margin": -1},
             "bids up to leave few overtricks (a trick more near the bag limit) and ducks once "
             "its contract is made",
         ),
     )
 }
+
+# Tuned presets: ``tuned-PRESET``, the heuristic tuned by ``spades-sim tune`` for each rules
+# preset (data/tuned.json holds each one's parameters, the command that made it and its
+# held-out result against the default heuristic).
+TUNED_PATH = Path(__file__).resolve().parent / "data" / "tuned.json"
+
+
+def _tuned_presets() -> dict[str, StrategyPreset]:
+    if not TUNED_PATH.exists():
+        return {}
+    tuned = {}
+    for name, entry in json.loads(TUNED_PATH.read_text()).items():
+        held = entry.get("holdout", {})
+        result = (f"; held out against heuristic: {held['mean']:+.1f} points a board "
+                  f"[{held['low']:+.1f}, {held['high']:+.1f}], {held['boards']} boards"
+                  if held else "")
+        tuned[name] = StrategyPreset(
+            name, entry["kind"], dict(entry["params"]),
+            f"the heuristic tuned for {entry['rules']} rules by CMA-ES (docs/tuning.md){result}",
+        )
+    return tuned
+
+
+PRESETS.update(_tuned_presets())
 
 
 @dataclass(frozen=True)

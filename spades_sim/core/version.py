@@ -20,18 +20,24 @@ SOLVER_SOURCE = "dd.py"
 
 
 def engine_hash() -> str:
-    """16 hex digits of the SHA-256 of every ``spades_sim/engine/*.py`` but the solver's and of
-    the core modules the kernels take constants and types from (names included)."""
+    """16 hex digits of the SHA-256 of every ``spades_sim/engine/*.py`` but the solver's, of
+    the core modules the kernels take constants and types from (names included), and of the
+    shipped bid model (``core/data/bid_model.json``: the kernels compile its tables in) and
+    tuned presets (``core/data/tuned.json``: a run names them, so their values are the
+    engine's)."""
     digest = hashlib.sha256()
     engine = [path for path in sorted((PACKAGE_ROOT / "engine").glob("*.py"))
               if path.name != SOLVER_SOURCE]
     paths = engine + [
         PACKAGE_ROOT / "core" / name
         for name in ("rules.py", "schema.py", "seeding.py", "strategies.py", "cards.py",
-                     "view.py")
+                     "view.py", "bidmodel.py", "data/bid_model.json",
+                     "data/tuned.json")
     ]
     for path in paths:
         digest.update(f"{path.parent.name}/{path.name}".encode())
+        if not path.exists():  # (the bid model, before its first fit)
+            continue
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -116,8 +116,9 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
                     partner_nil = rules.partnership != 0 and byte_of_nb(bids, partner) == 0 and (
                         nil_on or flag_of_nb(blind, partner) != 0
                     )
-                    choice, state = choose_blind_nb(kind, params, rates, seat, deficit,
-                                                    partner_nil, blind_nil_ok, blind_bids, state)
+                    choice, state = choose_blind_nb(rules, kind, params, rates, seat, deficit,
+                                                    partner_nil, blind_nil_ok, blind_bids, bids,
+                                                    scores, bags, state)
         if choice >= 0:
             bid = choice
             blind |= 1 << seat
@@ -130,7 +131,7 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
                                            legal, bids, blind, scores, bags, state)
             else:
                 bid, state = choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids,
-                                           legal, scores, bags, score_aware, state)
+                                           blind, legal, scores, bags, score_aware, state)
             if bid < 0 or bid > hand_size or ((legal >> bid) & 1) == 0:
                 raise ValueError("a strategy made a bid the rules do not allow")
         bids = (bids & ~(0xFF << (8 * seat))) | (bid << (8 * seat))
@@ -143,7 +144,7 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
             if nil or flag_of_nb(blind, seat) or bid >= hand_size:
                 continue
             bump, state = choose_bump_nb(rules, byte_of_nb(kinds_packed, seat), params, rates[2],
-                                         seat, hands[seat], bid, state)
+                                         seat, position, hands[seat], bids, scores, bags, state)
             if bump:
                 bids += 1 << (8 * seat)
                 bumped |= 1 << seat

@@ -41,6 +41,8 @@ from .strategy_kernels import (
     play_bits_nb,
     random_bid_ranges_nb,
     random_rates_nb,
+    rule_play_bits_nb,
+    rule_play_mask_nb,
     score_aware_nb,
 )
 from .strategy_play import choose_card_nb, hand_facts_nb
@@ -125,6 +127,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     blind_floor = heuristic_blind_floor_nb(kinds, params)
     score_aware = score_aware_nb(kinds, params)
     play_packed = play_bits_nb(kinds, params)
+    rule_mask = rule_play_mask_nb(kinds, params)
     search_key = play_key ^ _SEARCH_KEY_XOR
     played_by = np.zeros(4, dtype=np.int64)  # each seat's cards played this hand (for mc)
     exchanges_possible = rules.partnership != 0 and (
@@ -238,6 +241,10 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 for seat in range(4):
                     played_by[seat] = 0
             hand_bags = (bags[0], bags[1], bags[2], bags[3])
+            hand_play = play_packed
+            if rule_mask != 0:
+                hand_play = rule_play_bits_nb(rules, play_packed, rule_mask, bids, blind,
+                                              hand_bags)
             if plugins is not None:
                 hand_scores = (scores[0], scores[1], scores[2], scores[3])
                 trick_cards = 0  # the current trick's cards, a byte each in play order
@@ -262,13 +269,13 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     )
                 elif search and lead_kind == STRATEGY_MC:
                     card, search_state = mc_card_nb(
-                        rules, params[leader], byte_of_nb(play_packed, leader), facts, leader,
+                        rules, params[leader], byte_of_nb(hand_play, leader), facts, leader,
                         hand, legal, 0, leader, 0, 0, leader, spades_broken, trick_index, tricks,
                         bids, blind, played_by, voids, hand_bags, search_state,
                     )
                 else:
                     card, play_state = choose_card_nb(
-                        rules, lead_kind, play_packed, leader, hand, legal, 0, leader,
+                        rules, lead_kind, hand_play, leader, hand, legal, 0, leader,
                         -1, -1, facts, tricks, played_mask, play_state,
                     )
                 # Checked once per hand (a branch per card costs more than the OR). Every
@@ -309,14 +316,14 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                         )
                     elif search and kind == STRATEGY_MC:
                         card, search_state = mc_card_nb(
-                            rules, params[seat], byte_of_nb(play_packed, seat), facts, seat, hand,
+                            rules, params[seat], byte_of_nb(hand_play, seat), facts, seat, hand,
                             legal, k, leader, led_mask, winning_strength, winning_seat,
                             spades_broken, trick_index, tricks, bids, blind, played_by, voids,
                             hand_bags, search_state,
                         )
                     else:
                         card, play_state = choose_card_nb(
-                            rules, kind, play_packed, seat, hand, legal, k, leader,
+                            rules, kind, hand_play, seat, hand, legal, k, leader,
                             winning_strength & 63, winning_seat, facts, tricks, 0, play_state,
                         )
                     bit = 1 << card

@@ -7,6 +7,7 @@ from numba import njit
 from .bits import (
     TRUMP_MASK,
     byte_of_nb,
+    flag_of_nb,
     highest_card,
     lowest_card,
     nth_card_nb,
@@ -24,6 +25,7 @@ from .layout import (
     P_ENDGAME_POINTS,
     P_ENDGAME_PUSH,
     P_ENDGAME_SAFE,
+    P_EV_BID,
     P_KEEP_RANK,
     P_NIL_MAX_HIGH,
     P_NIL_MAX_SPADES,
@@ -41,11 +43,12 @@ from .strategy_kernels import (
     prefer_side_suits_nb,
     rate_of_nb,
 )
+from .strategy_value import value_bid_nb, value_blind_nb, value_bump_nb
 
 
 @njit(cache=True, inline="always")
-def choose_blind_nb(kind, params, rates, seat, deficit, partner_nil, blind_nil_ok, blind_bids,
-                    state):
+def choose_blind_nb(rules, kind, params, rates, seat, deficit, partner_nil, blind_nil_ok,
+                    blind_bids, bids, scores, bags, state):
     """``(choice, state)`` before ``seat`` looks at its cards: -1 to look, 0 for blind nil, or a
     blind number bid from the bitmask ``blind_bids`` (bit ``b`` = blind ``b`` allowed).
 
@@ -54,7 +57,9 @@ def choose_blind_nb(kind, params, rates, seat, deficit, partner_nil, blind_nil_o
     both rates (if any is allowed; then a second draw picks it uniformly); else look.
     ``heuristic``: blind nil when trailing by ``blind_nil_deficit`` (unless the partner already
     bid a nil, ``partner_nil``), else the allowed blind bid nearest to ``blind_bid`` (at or
-    below it first) when trailing by ``blind_bid_deficit``.
+    below it first) when trailing by ``blind_bid_deficit``; with ``ev_bid``, once trailing by
+    those deficits, the choice with the best expected score (``strategy_value.value_blind_nb``;
+    ``bids`` packed, ``scores`` and ``bags`` per side).
     ``rates`` is ``(blind_nil_rates, blind_bid_rates)`` from ``random_rates_nb``; ``deficit``
     is how far the seat's side trails the leading other side.
     """
@@ -69,7 +74,15 @@ def choose_blind_nb(kind, params, rates, seat, deficit, partner_nil, blind_nil_o
                 index, state = bounded_nb(state, popcount(blind_bids))
                 return nth_card_nb(blind_bids, index), state
         return -1, state
-    return heuristic_blind_nb(params[seat], deficit, blind_nil_ok and not partner_nil,
+    seat_params = params[seat]
+    if seat_params[P_EV_BID] != 0:
+        nil_ok = blind_nil_ok and not partner_nil and deficit >= seat_params[P_BLIND_NIL_DEFICIT]
+        bid_ok = blind_bids if deficit >= seat_params[P_BLIND_BID_DEFICIT] else 0
+        if not nil_ok and not bid_ok:
+            return -1, state
+        return value_blind_nb(rules, seat_params, seat, bids, nil_ok, bid_ok, scores,
+                              bags), state
+    return heuristic_blind_nb(seat_params, deficit, blind_nil_ok and not partner_nil,
                               blind_bids), state
 
 
@@ -88,8 +101,8 @@ def heuristic_blind_nb(seat_params, deficit, blind_nil_ok, blind_bids):
 
 
 @njit(cache=True, inline="always")
-def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, scores, bags,
-                  score_aware, state):
+def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, blind, legal, scores,
+                  bags, score_aware, state):
     """``(bid, state)``: the bid of ``seat`` (0..hand_size; 0 is nil where nil is on).
 
     ``legal`` is the bitmask of the bids the rules allow here (``bidding.legal_bids_nb``);
@@ -104,7 +117,9 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, sc
     ``round(estimate + aggression + score_adjustment)`` within 1..hand_size (see
     ``score_adjustment_nb``, skipped unless ``score_aware``; ``scores`` and ``bags`` are per-side
     4-tuples); when that bid is not
-    allowed, the nearest allowed one (above first), and nil only as a last resort.
+    allowed, the nearest allowed one (above first), and nil only as a last resort. With
+    ``ev_bid`` (the default) the heuristic bids by expected score instead
+    (``strategy_value.value_bid_nb``; ``blind`` is a bit per seat, for a partner's blind nil).
     """
     hand_size = rules.hand_size
     if kind == STRATEGY_RANDOM:
@@ -118,6 +133,17 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, legal, sc
     seat_params = params[seat]
     hand = hands[seat]
     estimate = estimate_tricks_nb(rules, seat_params, hand)
+    if seat_params[P_EV_BID] != 0:
+        adjustment = 0.0
+        if score_aware:
+            adjustment = score_adjustment_nb(rules, seat_params, seat, scores, bags)
+        bid = value_bid_nb(rules, seat_params, seat, hand,
+                           estimate + seat_params[P_AGGRESSION] + adjustment, bids,
+                           flag_of_nb(blind, (seat + 2) & 3) != 0, legal, scores, bags)
+        if bid >= 0:
+            return bid, state
+        fallback = int(estimate + seat_params[P_AGGRESSION] + adjustment + 0.5)
+        return nearest_legal_bid_nb(min(max(fallback, 1), hand_size), legal, hand_size), state
     # Unbid seats read 255, so this sees only a nil the partner has already bid.
     partner_bid = 255
     if rules.partnership != 0:
@@ -186,18 +212,24 @@ def nearest_legal_bid_nb(bid, legal, hand_size):
 
 
 @njit(cache=True, inline="always")
-def choose_bump_nb(rules, kind, params, bump_rates, seat, hand, bid, state):
+def choose_bump_nb(rules, kind, params, bump_rates, seat, position, hand, bids, scores, bags,
+                   state):
     """``(bump, state)``: whether ``seat`` raises its ``bid`` by one (``bid_bump``).
 
     ``random``: ``bounded(RATE_ONE) < bump_rate``. ``heuristic``: when ``estimate + aggression -
-    bid >= bump_threshold``.
+    bid >= bump_threshold``; with ``ev_bid``, when the higher bid's expected score is higher
+    (``strategy_value.value_bump_nb``). ``bids`` packed (all known), ``position`` the seat's
+    bidding position, ``scores`` and ``bags`` per side.
     """
     if kind == STRATEGY_RANDOM:
         draw, state = bounded_nb(state, RATE_ONE)
         return draw < rate_of_nb(bump_rates, seat), state
     seat_params = params[seat]
-    margin = estimate_tricks_nb(rules, seat_params, hand) + seat_params[P_AGGRESSION] - bid
-    return margin >= seat_params[P_BUMP_THRESHOLD], state
+    estimate = estimate_tricks_nb(rules, seat_params, hand) + seat_params[P_AGGRESSION]
+    if seat_params[P_EV_BID] != 0:
+        return value_bump_nb(rules, seat_params, seat, position, estimate, bids, scores,
+                             bags), state
+    return estimate - byte_of_nb(bids, seat) >= seat_params[P_BUMP_THRESHOLD], state
 
 
 @njit(cache=True, inline="always")

@@ -44,6 +44,7 @@ from .layout import (
     P_RANDOM_BID_MAX,
     P_RANDOM_BID_MIN,
     P_RUFF,
+    P_RULE_PLAY,
     P_SET_MARGIN,
     P_TRUMP_HONOUR,
     PLAY_BUST_NIL,
@@ -51,6 +52,8 @@ from .layout import (
     PLAY_KEEP_BAGS,
     PLAY_SET_SHIFT,
     RATE_ONE,
+    RULE_BAG_ROOM,
+    SET_PER_BID,
     STRATEGY_RANDOM,
 )
 
@@ -225,3 +228,59 @@ def score_aware_nb(kinds, params):
 def rate_of_nb(packed, seat):
     """The seat's threshold out of ``RATE_ONE`` from ``random_rates_nb``."""
     return (packed >> (16 * seat)) & 0xFFFF
+
+
+@njit(cache=True, inline="always")
+def rule_play_mask_nb(kinds, params):
+    """Bit ``seat`` set for every non-random seat whose ``rule_play`` is on: those seats' play
+    switches are set again each hand by ``rule_play_bits_nb``."""
+    mask = 0
+    for seat in range(4):
+        if kinds[seat] != STRATEGY_RANDOM and params[seat][P_RULE_PLAY] != 0:
+            mask |= 1 << seat
+    return mask
+
+
+@njit(cache=True, inline="always")
+def rule_play_bits_nb(rules, play_packed, rule_mask, bids, blind, bags):
+    """The play switches of this hand (``play_bits_nb``'s bytes) for the ``rule_play`` seats of
+    ``rule_mask``, from the rules and each side's bag counter ``bags`` (a 4-tuple per side):
+
+    - once the contract is made, duck when the side is within ``RULE_BAG_ROOM`` bags of a
+      non-zero bag limit; else keep winning when an overtrick earns more than a bag's long-run
+      price (``overtrick_points * bag_limit > bag_penalty``, or no bag limit); else
+      ``avoid_bags`` as set;
+    - chase every set (``set_margin`` at its most) under ``per_trick_short`` penalties, where
+      each trick short costs the opponents 10, and with ``ten_for_two_hundred`` when an
+      opponent side has bid 10 or more (a set of 200); else ``set_margin`` as set.
+    """
+    packed = play_packed
+    players = rules.players
+    for seat in range(players):
+        if (rule_mask >> seat) & 1 == 0:
+            continue
+        side = (seat & 1) if rules.partnership else seat
+        byte = byte_of_nb(packed, seat)
+        keep = (byte & PLAY_KEEP_BAGS) != 0
+        if rules.bag_limit > 0 and bags[side] >= rules.bag_limit - RULE_BAG_ROOM:
+            keep = False
+        elif rules.bag_limit == 0 or rules.overtrick_points * rules.bag_limit > rules.bag_penalty:
+            keep = True
+        margin = byte >> PLAY_SET_SHIFT
+        chase = rules.set_penalty != SET_PER_BID
+        if rules.ten_for_two_hundred != 0 and not chase:
+            for other_side in range(rules.n_sides):
+                if other_side == side:
+                    continue
+                contract = 0
+                for other in range(players):
+                    if ((other & 1) if rules.partnership else other) == other_side and not \
+                            is_nil_nb(rules, bids, blind, other):
+                        contract += byte_of_nb(bids, other)
+                chase |= contract >= 10
+        if chase:
+            margin = 31
+        new = (byte & (PLAY_COVER_NIL | PLAY_BUST_NIL)) | (PLAY_KEEP_BAGS * keep) \
+            | (margin << PLAY_SET_SHIFT)
+        packed = (packed & ~(0xFF << (8 * seat))) | (new << (8 * seat))
+    return packed

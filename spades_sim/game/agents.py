@@ -52,19 +52,22 @@ class BuiltinAgent:
                                hand.voids, hand.bags, hand.search_stream)
             return choose_card(rules, strategy, seat, hand.hands[seat], legal_mask,
                                len(hand.trick), hand.leader, hand.winning_card, hand.winning_seat,
-                               hand.bids, hand.blind, hand.tricks, hand.played_mask, stream)
+                               hand.bids, hand.blind, hand.tricks, hand.played_mask, stream,
+                               hand.bags)
         if phase == BID:
             return choose_bid(rules, strategy, seat, hand.hands[seat], hand.bids, legal_mask,
-                              hand.scores, hand.bags, stream)
+                              hand.scores, hand.bags, stream, hand.blind)
         if phase == BLIND:
             nil_ok, blind_bids = hand.blind_options
             partner = (seat + 2) % 4
             partner_nil = bool(rules.partnership) and is_nil(rules, hand.bids[partner],
                                                               hand.blind[partner])
-            return choose_blind(strategy, deficit(rules, seat, hand.scores), partner_nil, nil_ok,
-                                blind_bids, stream)
+            return choose_blind(rules, strategy, seat, deficit(rules, seat, hand.scores),
+                                partner_nil, nil_ok, blind_bids, hand.bids, hand.scores,
+                                hand.bags, stream)
         if phase == BUMP:
-            return int(choose_bump(rules, strategy, hand.hands[seat], hand.bids[seat], stream))
+            return int(choose_bump(rules, strategy, seat, hand.bidding_position,
+                                   hand.hands[seat], hand.bids, hand.scores, hand.bags, stream))
         if phase == KEEP:
             return int(choose_keep(strategy, hand.face_up, stream))
         if phase == PASS:

@@ -57,8 +57,8 @@ def bid_round(rules: Rules, strategies, dealer: int, hands: list[int], scores, b
             if blind_nil_ok or blind_bids:
                 partner = (seat + 2) % 4
                 partner_nil = rules.partnership and is_nil(rules, bids[partner], blind[partner])
-                choice = choose_blind(strategy, behind, partner_nil, blind_nil_ok, blind_bids,
-                                      play_stream)
+                choice = choose_blind(rules, strategy, seat, behind, partner_nil, blind_nil_ok,
+                                      blind_bids, bids, scores, bags, play_stream)
         if choice >= 0:
             bids[seat] = choice
             blind[seat] = True
@@ -67,18 +67,19 @@ def bid_round(rules: Rules, strategies, dealer: int, hands: list[int], scores, b
         if not legal:  # (nil off, min_team_bid = hand size and bids_total_not_tricks can do it)
             raise StrategyError(f"seat {seat} has no legal bid after the bids {bids}")
         bid = choose_bid(rules, strategy, seat, hands[seat], bids, legal, scores, bags,
-                         play_stream)
+                         play_stream, blind)
         if not (0 <= bid <= size and legal >> bid & 1):
             raise StrategyError(f"strategy {strategy} made the bid {bid} for seat {seat}, which "
                              f"the rules do not allow")
         bids[seat] = bid
     bumped = [False] * players
     if rules.bid_bump:
-        for seat in order:
+        for position, seat in enumerate(order):
             bid = bids[seat]
             if is_nil(rules, bid, blind[seat]) or blind[seat] or bid >= size:
                 continue
-            if choose_bump(rules, strategies[seat], hands[seat], bid, play_stream):
+            if choose_bump(rules, strategies[seat], seat, position, hands[seat], bids, scores,
+                           bags, play_stream):
                 bids[seat] += 1
                 bumped[seat] = True
     return bids, blind, bumped
@@ -164,7 +165,7 @@ def play_hand(rules: Rules, strategies, deal_key: int, play_key: int, key_index:
             else:
                 card = choose_card(rules, strategies[seat], seat, hand, legal, position, leader,
                                    winning_card, winning_seat, bids, blind, tricks, played_mask,
-                                   play_stream)
+                                   play_stream, bags_before)
             if not legal >> card & 1:
                 raise StrategyError(f"strategy chose the illegal card {card} for seat {seat}")
             if breaks_spades(rules, card, position, led_suit, hand):

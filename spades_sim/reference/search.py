@@ -23,10 +23,13 @@ def suit_index(card: int) -> int:
 
 def playout(rules: Rules, heuristic: Strategy, bids, blind, hands: list[int], leader: int,
             position: int, led_suit: int, winning_card: int, winning_seat: int,
-            spades_broken: bool, trick_index: int, tricks: list[int]) -> list[int]:
+            spades_broken: bool, trick_index: int, tricks: list[int], bags=(0, 0, 0, 0),
+            searcher: int | None = None) -> list[int]:
     """Finish the hand with the heuristic at every seat, from ``position`` cards into trick
     ``trick_index``; ``hands`` and ``tricks`` change in place; returns ``tricks``. A leader's
-    played cards are every card of the deck in no holding."""
+    played cards are every card of the deck in no holding. Every seat plays with the play
+    switches of ``searcher`` (``strategies.play_switches``, from ``bags`` per side), as the
+    kernel's playouts do."""
     players = rules.players
     while True:
         while position < players:
@@ -34,7 +37,8 @@ def playout(rules: Rules, heuristic: Strategy, bids, blind, hands: list[int], le
             hand = hands[seat]
             legal = legal_cards(rules, hand, led_suit, spades_broken, trick_index)
             card = choose_card(rules, heuristic, seat, hand, legal, position, leader,
-                               winning_card, winning_seat, bids, blind, tricks, 0, None)
+                               winning_card, winning_seat, bids, blind, tricks, 0, None, bags,
+                               searcher)
             hands[seat] = hand & ~(1 << card)
             if breaks_spades(rules, card, position, led_suit, hand):
                 spades_broken = True
@@ -52,7 +56,7 @@ def playout(rules: Rules, heuristic: Strategy, bids, blind, hands: list[int], le
             held |= holding
         legal = legal_cards(rules, hand, None, spades_broken, trick_index)
         card = choose_card(rules, heuristic, leader, hand, legal, 0, leader, -1, -1, bids, blind,
-                           tricks, rules.deck_mask & ~held, None)
+                           tricks, rules.deck_mask & ~held, None, bags, searcher)
         hands[leader] = hand & ~(1 << card)
         if breaks_spades(rules, card, 0, None, hand):
             spades_broken = True
@@ -189,7 +193,8 @@ def mc_card(rules: Rules, strategy: Strategy, seat: int, hand: int, legal: int, 
             else:
                 trick_suit, best_card, best_seat = led_suit, winning_card, winning_seat
             final = playout(rules, heuristic, bids, blind, hands, leader, position + 1,
-                            trick_suit, best_card, best_seat, broken, trick_index, list(tricks))
+                            trick_suit, best_card, best_seat, broken, trick_index, list(tricks),
+                            bags, seat)
             value = 0
             for other_side in range(n_sides):
                 delta, _ = score_side(rules, other_side, bids, blind, final, bags[other_side])

@@ -18,6 +18,7 @@ from ..core.cards import (
 )
 from ..core.rules import Rules
 from ..core.strategies import RATE_ONE, Strategy
+from . import value
 from .stream import Stream
 
 ACE_OF_SPADES, KING_OF_SPADES, QUEEN_OF_SPADES = 51, 50, 49
@@ -132,8 +133,9 @@ def choose_keep(strategy: Strategy, face_up: int, play_stream: Stream) -> bool:
     return rank_of(face_up) >= strategy.params["keep_rank"]
 
 
-def choose_blind(strategy: Strategy, behind: int, partner_nil: bool, blind_nil_ok: bool,
-                 blind_bids: int, play_stream: Stream) -> int:
+def choose_blind(rules: Rules, strategy: Strategy, seat: int, behind: int, partner_nil: bool,
+                 blind_nil_ok: bool, blind_bids: int, bids, scores, bags,
+                 play_stream: Stream) -> int:
     """Before looking at its cards: -1 to look, 0 for blind nil, or a blind number bid.
 
     Called only when an option exists: ``blind_nil_ok``, or ``blind_bids`` (a bid bitmask of
@@ -142,7 +144,8 @@ def choose_blind(strategy: Strategy, behind: int, partner_nil: bool, blind_nil_o
     is below both thresholds together (if one is allowed: a second draw picks it uniformly).
     ``heuristic``: blind nil when trailing by ``blind_nil_deficit`` and the partner has not bid
     a nil, else the allowed blind bid nearest to ``blind_bid`` (at or below it first) when
-    trailing by ``blind_bid_deficit``.
+    trailing by ``blind_bid_deficit``; with ``ev_bid``, once trailing by those deficits, the
+    choice with the best expected score (:func:`value.value_blind`).
     """
     params = strategy.params
     if strategy.kind.name == "random":
@@ -156,6 +159,12 @@ def choose_blind(strategy: Strategy, behind: int, partner_nil: bool, blind_nil_o
                 options = bids_of(blind_bids)
                 return options[play_stream.bounded(len(options))]
         return -1
+    if params["ev_bid"]:
+        nil_ok = blind_nil_ok and not partner_nil and behind >= params["blind_nil_deficit"]
+        bid_ok = blind_bids if behind >= params["blind_bid_deficit"] else 0
+        if not nil_ok and not bid_ok:
+            return -1
+        return value.value_blind(rules, params, seat, bids, nil_ok, bid_ok, scores, bags)
     if blind_nil_ok and not partner_nil and behind >= params["blind_nil_deficit"]:
         return 0
     if blind_bids and behind >= params["blind_bid_deficit"]:
@@ -208,14 +217,15 @@ SIDE_ACES_KINGS = sum(1 << (13 * suit + rank) for suit in range(3) for rank in (
 
 
 def choose_bid(rules: Rules, strategy: Strategy, seat: int, hand: int, bids: list[int],
-               legal: int, scores, bags, play_stream: Stream) -> int:
+               legal: int, scores, bags, play_stream: Stream, blind=None) -> int:
     """The bid of ``seat`` having seen ``hand``; ``bids`` holds -1 for seats yet to bid and
     ``legal`` is the bid bitmask of :func:`legal_bids`; ``scores`` and ``bags`` per side.
 
     ``random``: uniform among the legal bids in ``bid_min..bid_max``, among all the legal ones
     when none is there (one draw). ``heuristic``: nil (see the conditions below) or
     ``round(estimate + aggression + score_adjustment)`` within 1..hand_size, then
-    :func:`nearest_legal_bid`.
+    :func:`nearest_legal_bid`; with ``ev_bid`` (the default), the bid of best expected score
+    (:func:`value.value_bid`; ``blind``, a flag per seat, tells a partner's blind nil).
     """
     params = strategy.params
     if strategy.kind.name == "random":
@@ -223,6 +233,15 @@ def choose_bid(rules: Rules, strategy: Strategy, seat: int, hand: int, bids: lis
         candidates = [bid for bid in bids_of(legal) if low <= bid <= high] or bids_of(legal)
         return candidates[play_stream.bounded(len(candidates))]
     estimate = estimate_tricks(rules, params, hand)
+    if params["ev_bid"]:
+        adjustment = score_adjustment(rules, params, seat, scores, bags)
+        partner_blind = bool(rules.partnership and blind and blind[(seat + 2) % 4])
+        bid = value.value_bid(rules, params, seat, hand, estimate + params["aggression"]
+                              + adjustment, bids, partner_blind, legal, scores, bags)
+        if bid >= 0:
+            return bid
+        fallback = int(estimate + params["aggression"] + adjustment + 0.5)
+        return nearest_legal_bid(min(max(fallback, 1), rules.hand_size), legal, rules.hand_size)
     partner_bid = bids[(seat + 2) % rules.players] if rules.partnership else -1
     if (
         rules.nil
@@ -241,15 +260,18 @@ def choose_bid(rules: Rules, strategy: Strategy, seat: int, hand: int, bids: lis
     return nearest_legal_bid(bid, legal, rules.hand_size)
 
 
-def choose_bump(rules: Rules, strategy: Strategy, hand: int, bid: int,
-                play_stream: Stream) -> bool:
-    """Bid bump: whether to raise ``bid`` by one. ``random``: a ``bump_rate`` chance.
-    ``heuristic``: when ``estimate + aggression - bid >= bump_threshold``."""
+def choose_bump(rules: Rules, strategy: Strategy, seat: int, position: int, hand: int, bids,
+                scores, bags, play_stream: Stream) -> bool:
+    """Bid bump: whether to raise the seat's bid by one. ``random``: a ``bump_rate`` chance.
+    ``heuristic``: when ``estimate + aggression - bid >= bump_threshold``; with ``ev_bid``, when
+    the higher bid has the higher expected score (:func:`value.value_bump`)."""
     params = strategy.params
     if strategy.kind.name == "random":
         return chance(params["bump_rate"], play_stream)
-    margin = estimate_tricks(rules, params, hand) + params["aggression"] - bid
-    return margin >= params["bump_threshold"]
+    estimate = estimate_tricks(rules, params, hand) + params["aggression"]
+    if params["ev_bid"]:
+        return value.value_bump(rules, params, seat, position, estimate, bids, scores, bags)
+    return estimate - bids[seat] >= params["bump_threshold"]
 
 
 def choose_pass(strategy: Strategy, hand: int, n_cards: int, nil_bidder: bool,
@@ -278,16 +300,51 @@ def _is_live_nil(rules, bids, blind, tricks, seat) -> bool:
     return is_nil(rules, bids[seat], blind[seat]) and tricks[seat] == 0
 
 
+RULE_BAG_ROOM = 2  # (engine/layout.py)
+
+
+def play_switches(rules: Rules, params: dict, seat: int, bids, blind, bags) -> tuple[bool, int]:
+    """``(avoid_bags, set_margin)`` of this hand for ``seat``: the parameters, or with
+    ``rule_play`` as the rules and the side's bags make them (``rule_play_bits_nb``): duck
+    within ``RULE_BAG_ROOM`` bags of the limit, else keep winning when an overtrick earns more
+    than a bag's price; chase every set under ``per_trick_short``, or against a side that bid
+    10 or more with ``ten_for_two_hundred``."""
+    avoid = bool(params["avoid_bags"])
+    margin = int(params["set_margin"])
+    if not params["rule_play"]:
+        return avoid, margin
+    side = seat % 2 if rules.partnership else seat
+    if rules.bag_limit > 0 and bags[side] >= rules.bag_limit - RULE_BAG_ROOM:
+        avoid = True
+    elif rules.bag_limit == 0 or rules.overtrick_points * rules.bag_limit > rules.bag_penalty:
+        avoid = False
+    chase = rules.set_penalty != "per_bid"
+    if rules.ten_for_two_hundred and not chase:
+        for other_side in range(rules.n_sides):
+            if other_side == side:
+                continue
+            contract = sum(bids[other] for other in range(rules.players)
+                           if (other % 2 if rules.partnership else other) == other_side
+                           and not is_nil(rules, bids[other], blind[other]))
+            chase |= contract >= 10
+    if chase:
+        margin = 30
+    return avoid, margin
+
+
 def choose_card(rules: Rules, strategy: Strategy, seat: int, hand: int, legal: int,
                 position: int, leader: int, winning_card: int, winning_seat: int, bids, blind,
-                tricks, played_mask: int, play_stream: Stream) -> int:
+                tricks, played_mask: int, play_stream: Stream, bags=(0, 0, 0, 0),
+                switch_seat: int | None = None) -> int:
     """The card ``seat`` plays from the non-empty bitboard ``legal``.
 
     ``position`` is the place in the trick (0 = leading); ``played_mask`` every card played so
     far this hand. The heuristic's priorities: its own live nil ducks; a partner's live nil is
     covered (``cover_nil``); an opponent's live nil is played under (``bust_nil``); else it wins
     cheaply while its side still needs tricks, and once the contract is safe ducks
-    (``avoid_bags``) unless an opponent can still be set (``set_margin``).
+    (``avoid_bags``) unless an opponent can still be set (``set_margin``); both as
+    :func:`play_switches` makes them from ``bags`` (per side, before the hand) for
+    ``switch_seat`` (default ``seat``; a search's playouts play every seat with the searcher's).
     """
     if strategy.kind.name == "random":
         return cards_of(legal)[play_stream.bounded(legal.bit_count())]
@@ -344,15 +401,17 @@ def choose_card(rules: Rules, strategy: Strategy, seat: int, hand: int, legal: i
                 taken += tricks[other]
         return contract - taken
 
-    win_tricks = side_need(seat) > 0 or not params["avoid_bags"]
-    if not win_tricks and params["set_margin"] >= 0:
+    avoid_bags, set_margin = play_switches(rules, params, seat if switch_seat is None
+                                           else switch_seat, bids, blind, bags)
+    win_tricks = side_need(seat) > 0 or not avoid_bags
+    if not win_tricks and set_margin >= 0:
         left = rules.hand_size - sum(tricks)
         for offset in range(1, players):
             other = (seat + offset) % players
             if rules.partnership and other % 2 == seat % 2:
                 continue
             need = side_need(other)
-            if 0 < need and left - need <= params["set_margin"]:
+            if 0 < need and left - need <= set_margin:
                 win_tricks = True
     if win_tricks:
         if leading:
