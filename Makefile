@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run reports test test-nojit lint bench clean
+.PHONY: setup run reports tuned bid-model test test-nojit lint bench clean
 
 setup: $(STAMP)
 
@@ -15,8 +15,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The main job: the rule-variants experiment (8 configurations on shared deals, hands and whole
-# games), then its report; the last line printed is the path of reports/variants/index.html.
+# The main job: the rule-variants experiment (the eight presets, each with the heuristic and with
+# the heuristic tuned for it, on shared deals, hands and whole games), then its report; the last line printed is the path of reports/variants/index.html.
 run: setup
 	$(BIN)/spades-sim run experiments/variants.toml --jobs 2
 
@@ -25,6 +25,18 @@ reports: setup
 	$(BIN)/spades-sim run experiments/variants.toml --jobs 2
 	$(BIN)/spades-sim run experiments/nil.toml --jobs 2 --quiet
 	$(BIN)/spades-sim run experiments/bidding.toml --jobs 2 --quiet
+
+# The tuned presets (tuned-PRESET): tune the heuristic for every preset and ship the results in
+# spades_sim/core/data/tuned.json (docs/tuning.md).
+tuned: setup
+	$(BIN)/python experiments/tuned_presets.py --jobs 2
+
+# Refit the trick model of the heuristic's expected-value bids, then check its calibration
+# (docs/players.md); run it twice after a change to the play (the fit and the play feed each
+# other).
+bid-model: setup
+	$(BIN)/spades-sim bid-model fit
+	$(BIN)/spades-sim bid-model check
 
 # The tests run on every core (pytest-xdist); the kernels are compiled first, in parallel.
 test: setup

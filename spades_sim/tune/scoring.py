@@ -20,8 +20,8 @@ import numpy as np
 from ..core.errors import SpadesError
 from ..core.limits import MAX_SEED
 from ..core.rules import Rules
-from ..core.seeding import check_seed, stream_keys
-from ..game import dispatch
+from ..core.seeding import check_seed
+from ..evaluate import rotation
 
 # The spawn keys of the seeds derived from a tuning's seed (apart from the run streams' (0,)).
 _GENERATION_BRANCH = 1
@@ -30,7 +30,8 @@ _HOLDOUT_BRANCH = 2
 
 def seatings(players: int) -> tuple[tuple[bool, ...], ...]:
     """Where the candidate sits in each play of a board: one tuple per seating, ``True`` at
-    the candidate's seats, ``False`` at the opponent's.
+    the candidate's seats, ``False`` at the opponent's (``evaluate/rotation.py``'s seatings,
+    the candidate as A).
 
     >>> seatings(4)
     ((True, False, True, False), (False, True, False, True))
@@ -39,39 +40,20 @@ def seatings(players: int) -> tuple[tuple[bool, ...], ...]:
     >>> seatings(3)
     ((True, False, False), (False, True, False), (False, False, True))
     """
-    if players == 4:
-        return (True, False, True, False), (False, True, False, True)
-    if players in (2, 3):
-        return tuple(tuple(seat == turn for seat in range(players)) for turn in range(players))
-    raise SpadesError(f"players {players!r}: expected 2, 3 or 4")
+    if players not in (2, 3, 4):
+        raise SpadesError(f"players {players!r}: expected 2, 3 or 4")
+    return tuple(tuple(who == 0 for who in layout) for layout in rotation.seatings(players))
 
 
 def board_differences(candidate, opponent, rules: Rules, *, seed: int, first_board: int,
                       n_boards: int) -> np.ndarray:
-    """The per-board score differences of ``candidate`` against ``opponent``.
-
-    Plays games ``first_board .. first_board + n_boards - 1`` of ``seed`` once per seating of
-    :func:`seatings` (the same deals each time). Returns float64[n_boards]: for each board, the
-    mean over its seatings of (the mean final score of the candidate's seats' sides minus that
-    of the opponent's seats' sides). The same board gives the same value whichever piece of
-    the boards it is played in.
-    """
-    keys = stream_keys(check_seed(seed))
-    totals = np.zeros(n_boards, dtype=np.float64)
-    layouts = seatings(rules.players)
-    for layout in layouts:
-        strategies = [candidate if mine else opponent for mine in layout]
-        _, games = dispatch.play_games(rules, strategies, keys, first_board, n_boards)
-        rows = games.game_id - first_board
-        if len(rows) != n_boards or sorted(rows.tolist()) != list(range(n_boards)):
-            raise SpadesError(f"boards {first_board}..{first_board + n_boards - 1}: the engine "
-                              f"returned {len(rows)} games")
-        sides = [rules.side_of(seat) for seat in range(rules.players)]
-        mine = [sides[seat] for seat, flag in enumerate(layout) if flag]
-        theirs = [sides[seat] for seat, flag in enumerate(layout) if not flag]
-        scores = games.final_score.astype(np.float64)
-        totals[rows] += scores[:, mine].mean(axis=1) - scores[:, theirs].mean(axis=1)
-    return totals / len(layouts)
+    """The per-board score differences of ``candidate`` against ``opponent`` in whole games:
+    ``evaluate.rotation.board_differences`` with the candidate as A (float64[n_boards]; for
+    each board, the mean over its seatings of the candidate's final score minus the mean of
+    the opponent seats'). The same board gives the same value whichever piece of the boards
+    it is played in, and the same as ``spades-sim match`` on that seed."""
+    return rotation.board_differences(candidate, opponent, rules, seed=check_seed(seed),
+                                      first_board=first_board, n_boards=n_boards, games=True)
 
 
 def _derived(seed: int, *branch: int) -> int:

@@ -49,6 +49,8 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "draw_scale": (0.5, 2.5), "nil_max_high": (0, 4), "nil_partner_min": (0, 6),
     "bag_guard": (0, 9), "bag_guard_boost": (0.0, 2.0),
     "endgame_points": (0, 300), "endgame_safe": (-1.5, 1.0), "endgame_push": (-0.5, 2.0),
+    "bag_weight": (0.0, 2.0), "target_bonus": (0, 300), "nil_margin": (-100, 100),
+    "blind_margin": (-100, 300),
     # heuristic (and mc): play
     "set_margin": (-1, 6),
     # mc's search
@@ -63,10 +65,11 @@ WHOLE: frozenset[str] = frozenset({"nil_max_spades", "blind_nil_deficit", "blind
 # The parameters tuned by default, per kind (names the kind lacks are skipped).
 DEFAULT_PARAMS: dict[str, tuple[str, ...]] = {
     "random": ("bid_min", "bid_max", "blind_nil_rate", "blind_bid_rate", "bump_rate"),
-    "heuristic": ("aggression", "nil_threshold", "nil_max_spades", "ace", "king", "queen",
-                  "long_spade", "ruff", "trump_honour", "long_suit", "bump_threshold",
-                  "blind_nil_deficit", "blind_bid_deficit", "endgame_points", "endgame_safe",
-                  "endgame_push", "set_margin"),
+    "heuristic": ("aggression", "nil_threshold", "nil_max_spades", "bag_weight",
+                  "target_bonus", "nil_margin", "blind_margin", "ace", "king", "queen",
+                  "long_spade", "ruff", "trump_honour", "blind_nil_deficit",
+                  "blind_bid_deficit", "endgame_points", "endgame_safe", "endgame_push",
+                  "set_margin"),
 }
 DEFAULT_PARAMS["mc"] = DEFAULT_PARAMS["heuristic"]
 
