@@ -70,20 +70,50 @@ EFFECT_WORDS = {  # metric -> (phrase, unit, scale, digits)
 def _variant_effects(ctx: Context, section: Section) -> None:
     frame = ctx.frame("hands")
     experiment = ctx.experiment
-    by_players: dict[int, list[str]] = {}
+    configs = {c.name: c for c in experiment.configs}
+    base_config = configs.get(experiment.baseline)
+    groups: dict[tuple, list[str]] = {}
     for config in experiment.configs:
-        by_players.setdefault(config.rules.players, []).append(config.name)
+        groups.setdefault((config.rules.players, _adapted(config)), []).append(config.name)
     tables = []
-    for players, names in sorted(by_players.items(), reverse=True):
+    for (players, adapted), names in sorted(groups.items(), key=lambda item: (-item[0][0],
+                                                                                item[0][1])):
         if len(names) < 2:
-            section.notes.append(Markup("{} ({} players) has no other configuration with "
-                                        "{} players to compare with; it appears in the other "
-                                        "sections.").format(code(names[0]), players, players))
+            if not any(key[0] == players and key != (players, adapted) for key in groups):
+                section.notes.append(Markup(
+                    "{} ({} players) has no other configuration with {} players to compare "
+                    "with; it appears in the other sections.").format(code(names[0]), players,
+                                                                     players))
             continue
-        baseline = experiment.baseline if experiment.baseline in names else names[0]
+        # The baseline of a group: the configuration with the baseline's rules (for the
+        # strategies tuned to their rules, the one tuned to the baseline's rules).
+        baseline = next((name for name in names if base_config is not None
+                         and configs[name].rules == base_config.rules), names[0])
+        if not adapted and experiment.baseline in names:
+            baseline = experiment.baseline
         part = frame[frame["config"].isin(names)]
         part = part.assign(config=part["config"].astype(str).astype("category"))
         tables.append(paired_effects(part, baseline))
+    # Adapting the strategy: each configuration whose seats play the strategy tuned to its
+    # rules against the configuration with the same rules and fixed strategies.
+    for config in experiment.configs:
+        if not _adapted(config):
+            continue
+        fixed = next((c.name for c in experiment.configs
+                      if c.rules == config.rules and not _adapted(c)), None)
+        if fixed is None:
+            continue
+        part = frame[frame["config"].isin([fixed, config.name])]
+        part = part.assign(config=part["config"].astype(str).astype("category"))
+        pair = paired_effects(part, fixed)
+        tables.append(pair[pair["config"] != fixed])
+    if any(_adapted(c) for c in experiment.configs):
+        section.notes.append(Markup(
+            "Configurations whose seats all play the strategy tuned to their own rules "
+            "(tuned-PRESET) are compared with the one tuned to the baseline's rules: the "
+            "effect of the rules when the players adapt to them, beside the effect with the "
+            "fixed strategy; and each with the same rules played by the fixed strategy: the "
+            "effect of adapting."))
     if not tables:
         return
     table = pd.concat(tables, ignore_index=True)
@@ -95,7 +125,6 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                    size=(7.5, max(2.5, 0.45 * len(part) + 1.2)))
     rules = ctx.rules
     matches = [c.name for c in experiment.configs if _sides_differ(c)]
-    configs = {c.name: c for c in experiment.configs}
     two_changes = sorted({(row["config"], row["baseline"]) for row in table.to_dict("records")
                           if row["config"] not in matches and row["baseline"] not in matches
                           and _changes(configs[row["config"]], configs[row["baseline"]]) > 1},
@@ -148,11 +177,21 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                 _method_words(row), deals), **claim)
 
 
+def _adapted(config) -> bool:
+    """Whether every seat plays the strategy tuned to the configuration's own rules preset
+    (``tuned-PRESET``, with the rules of that preset)."""
+    rules = config.rules
+    return all(s.spec() == f"tuned-{rules.preset_name}" for s in config.strategies) and \
+        not rules.overrides()
+
+
 def _changes(config, baseline) -> int:
-    """How many of the rules and the strategies a configuration changes from another."""
+    """How many of the rules and the strategies a configuration changes from another (two
+    configurations each tuned to its own rules count as the same strategy)."""
     strategies = [s.spec() for s in config.strategies]
-    return int(config.rules != baseline.rules) + int(
-        strategies != [s.spec() for s in baseline.strategies])
+    same = strategies == [s.spec() for s in baseline.strategies] or (
+        _adapted(config) and _adapted(baseline))
+    return int(config.rules != baseline.rules) + int(not same)
 
 
 def _sides_differ(config) -> bool:
