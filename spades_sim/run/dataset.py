@@ -170,7 +170,10 @@ def open_run(out) -> tuple[dict, RunSpec]:
     return meta, spec
 
 
-def _write_atomic(path: Path, data: bytes, suffix: str) -> None:
+def write_atomic(path: Path, data: bytes, suffix: str) -> None:
+    """Write ``path`` whole or not at all: a temporary file (``.NAME.SUFFIX.tmp``) in the same
+    folder, flushed to disk, then renamed over it; a failure removes the temporary file and is
+    a one-line :class:`RunError`."""
     tmp = path.with_name(f".{path.name}.{suffix}.tmp")
     try:
         with open(tmp, "wb") as handle:
@@ -212,7 +215,7 @@ def prepare_dir(spec: RunSpec, out, shard: tuple[int, int] | None = None) -> Non
                                f"{', '.join(differing)}); use another --out")
             if meta["size"] != spec.size() or meta.get("shards") != shards:
                 meta["size"], meta["shards"] = spec.size(), shards  # the run grows (or shrinks)
-                _write_atomic(out / META, _dump_meta(meta), f"{uuid.uuid4().hex}.{os.getpid()}")
+                write_atomic(out / META, _dump_meta(meta), f"{uuid.uuid4().hex}.{os.getpid()}")
             return
         chunks = sorted(p.name for p in out.iterdir() if CHUNK_RE.fullmatch(p.name))
         if chunks:
@@ -223,7 +226,7 @@ def prepare_dir(spec: RunSpec, out, shard: tuple[int, int] | None = None) -> Non
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "columns": list(spec.columns), **spec.extra, "size": spec.size(),
                 "shards": shards, "chunks": {}}
-        _write_atomic(out / META, _dump_meta(meta), f"{uuid.uuid4().hex}.{os.getpid()}")
+        write_atomic(out / META, _dump_meta(meta), f"{uuid.uuid4().hex}.{os.getpid()}")
 
 
 class Listing:
@@ -304,7 +307,7 @@ def write_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
                 raise RunError(f"{out / META}: the run's identity changed while it was played")
             listed = {**meta["chunks"], str(chunk): checksum}
             meta["chunks"] = dict(sorted(listed.items(), key=lambda item: int(item[0])))
-            _write_atomic(out / META, _dump_meta(meta), suffix)
+            write_atomic(out / META, _dump_meta(meta), suffix)
             os.replace(tmp, path)
     except (OSError, pa.ArrowException) as error:
         tmp.unlink(missing_ok=True)

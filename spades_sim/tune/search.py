@@ -41,6 +41,7 @@ from ..core.rules import Rules, build_rules
 from ..core.seeding import check_seed
 from ..core.strategies import parse_strategy
 from ..game.plugins import check_plugins
+from ..run.dataset import write_atomic
 from .scoring import generation_seed, holdout_seed
 from .space import SCALE, Space, build_space
 from .workers import Workers, uses_search
@@ -112,19 +113,10 @@ def _json_safe(value):
 
 # -- files ----------------------------------------------------------------------------------
 def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write ``path`` whole or not at all: a temporary file in the same folder, then a rename."""
-    path = Path(path)
+    """Write ``path`` whole or not at all (``run.dataset.write_atomic``, which the runs' own
+    metadata uses)."""
     payload = data.encode() if isinstance(data, str) else data
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "wb") as file:
-            file.write(payload)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    write_atomic(Path(path), payload, str(os.getpid()))
 
 
 def _check_settings(out: Path, settings: dict) -> None:
