@@ -67,7 +67,7 @@ def deficit_nb(rules, seat, scores):
 
 @njit(cache=True, inline="always")
 def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, score_aware,
-                 dealer, hands, scores, bags, state, plugins):
+                 dealer, hands, scores, bags, memo, state, plugins):
     """One round of bidding from the dealer's left; returns ``(bids, blind, bumped, state)``.
 
     ``bids`` packed 8 bits per seat (final bids, after any bump); ``blind`` and ``bumped`` a bit
@@ -76,7 +76,8 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
     (``strategy_kernels.random_rates_nb``); ``blind_floor`` the smallest deficit at which any
     heuristic seat would bid blind (``heuristic_blind_floor_nb``), so that the common case skips
     its parameter lookup; ``score_aware`` whether any seat adjusts its bid for the score
-    (``score_aware_nb``). Play-stream draws, in
+    (``score_aware_nb``); ``memo`` the expected-value bidder's memo
+    (``strategy_bids.choose_bid_nb``). Play-stream draws, in
     order: each bidder's blind choice (only when a blind option is allowed), then its bid (only
     when it looked), then each bump choice in bidding order (``bid_bump``).
 
@@ -131,7 +132,8 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
                                            legal, bids, blind, scores, bags, state)
             else:
                 bid, state = choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids,
-                                           blind, legal, scores, bags, score_aware, state)
+                                           blind, legal, scores, bags, score_aware, memo,
+                                           state)
             if bid < 0 or bid > hand_size or ((legal >> bid) & 1) == 0:
                 raise ValueError("a strategy made a bid the rules do not allow")
         bids = (bids & ~(0xFF << (8 * seat))) | (bid << (8 * seat))

@@ -146,3 +146,21 @@ def wrap_seat_nb(seat, players):
     """``seat % players`` for ``0 <= seat < 2 * players`` without a division (the player count
     is a runtime rule value, so ``%`` would compile to a slow integer division)."""
     return seat - players if seat >= players else seat
+
+
+@njit(cache=True, inline="always")
+def zero_bytes_nb(packed):
+    """Bit ``seat`` set for each of the four low bytes of ``packed`` that is zero (exact, no
+    loop: the high bit of ``(b & 0x7F) + 0x7F`` is set for any non-zero byte below 0x80)."""
+    low = packed & 0xFFFFFFFF
+    flags = ~(((low & 0x7F7F7F7F) + 0x7F7F7F7F) | low | 0x7F7F7F7F) & 0x80808080
+    # bits 7, 15, 23, 31 to bits 0..3: the multiply's partial products never overlap
+    return (((flags >> 7) * 0x204081) >> 21) & 0xF
+
+
+@njit(cache=True, inline="always")
+def sum_bytes_nb(packed, seats):
+    """The sum of the bytes of ``packed`` (at most 255 together) picked by the four-bit set
+    ``seats``."""
+    mask = (((seats & 0xF) * 0x204081) & 0x01010101) * 0xFF
+    return (((packed & mask) * 0x01010101) >> 24) & 0xFF

@@ -27,6 +27,7 @@ from .layout import (
     P_BLIND_NIL_RATE,
     P_BUMP_RATE,
     P_KEEP_RATE,
+    RULE_BAG_ROOM,
     SEARCH_KEY_XOR,
     STRATEGY_MC,
     STRATEGY_RANDOM,
@@ -46,6 +47,7 @@ from .strategy_kernels import (
     score_aware_nb,
 )
 from .strategy_play import choose_card_nb, hand_facts_nb
+from .strategy_value import memo_groups_nb, memo_tables_nb
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 
 _SEARCH_KEY_XOR = np.uint64(SEARCH_KEY_XOR)
@@ -128,6 +130,14 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     score_aware = score_aware_nb(kinds, params)
     play_packed = play_bits_nb(kinds, params)
     rule_mask = rule_play_mask_nb(kinds, params)
+    # The rule-play switches change from hand to hand only with ten_for_two_hundred (the
+    # opponents' bids) or a side within RULE_BAG_ROOM bags of the limit; else they are these.
+    rule_static = rule_play_bits_nb(rules, play_packed, rule_mask, 0, 0, (0, 0, 0, 0))
+    rule_bag_floor = rules.bag_limit - RULE_BAG_ROOM if rules.bag_limit > 0 else 1 << 62
+    if rules.ten_for_two_hundred != 0:
+        rule_bag_floor = -1
+    memo_keys, memo_values = memo_tables_nb()
+    memo = (memo_groups_nb(kinds, params), memo_keys, memo_values)
     search_key = play_key ^ _SEARCH_KEY_XOR
     played_by = np.zeros(4, dtype=np.int64)  # each seat's cards played this hand (for mc)
     exchanges_possible = rules.partnership != 0 and (
@@ -183,7 +193,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             bids, blind, bumped, play_state = bid_round_nb(
                 rules, kinds_packed, params, random_bids, rates, blind_floor, score_aware, dealer,
                 (hand0, hand1, hand2, hand3), (scores[0], scores[1], scores[2], scores[3]),
-                (bags[0], bags[1], bags[2], bags[3]), play_state, plugins,
+                (bags[0], bags[1], bags[2], bags[3]), memo, play_state, plugins,
             )
 
             # -- exchanges: a nil bidder passes cards to its partner, who passes as many back --
@@ -243,8 +253,10 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             hand_bags = (bags[0], bags[1], bags[2], bags[3])
             hand_play = play_packed
             if rule_mask != 0:
-                hand_play = rule_play_bits_nb(rules, play_packed, rule_mask, bids, blind,
-                                              hand_bags)
+                hand_play = rule_static
+                if max(max(bags[0], bags[1]), max(bags[2], bags[3])) >= rule_bag_floor:
+                    hand_play = rule_play_bits_nb(rules, play_packed, rule_mask, bids, blind,
+                                                  hand_bags)
             if plugins is not None:
                 hand_scores = (scores[0], scores[1], scores[2], scores[3])
                 trick_cards = 0  # the current trick's cards, a byte each in play order

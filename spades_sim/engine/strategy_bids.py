@@ -102,7 +102,7 @@ def heuristic_blind_nb(seat_params, deficit, blind_nil_ok, blind_bids):
 
 @njit(cache=True, inline="always")
 def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, blind, legal, scores,
-                  bags, score_aware, state):
+                  bags, score_aware, memo, state):
     """``(bid, state)``: the bid of ``seat`` (0..hand_size; 0 is nil where nil is on).
 
     ``legal`` is the bitmask of the bids the rules allow here (``bidding.legal_bids_nb``);
@@ -119,7 +119,8 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, blind, le
     4-tuples); when that bid is not
     allowed, the nearest allowed one (above first), and nil only as a last resort. With
     ``ev_bid`` (the default) the heuristic bids by expected score instead
-    (``strategy_value.value_bid_nb``; ``blind`` is a bit per seat, for a partner's blind nil).
+    (``strategy_value.value_bid_nb``; ``blind`` is a bit per seat, for a partner's blind nil;
+    ``memo`` is ``(groups, keys, values)``, the seats' memo groups and the kernel call's memo).
     """
     hand_size = rules.hand_size
     if kind == STRATEGY_RANDOM:
@@ -137,9 +138,10 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, blind, le
         adjustment = 0.0
         if score_aware:
             adjustment = score_adjustment_nb(rules, seat_params, seat, scores, bags)
-        bid = value_bid_nb(rules, seat_params, seat, hand,
+        bid = value_bid_nb(rules, seat_params, (memo[0] >> (2 * seat)) & 3, seat, hand,
                            estimate + seat_params[P_AGGRESSION] + adjustment, bids,
-                           flag_of_nb(blind, (seat + 2) & 3) != 0, legal, scores, bags)
+                           flag_of_nb(blind, (seat + 2) & 3) != 0, legal, scores, bags,
+                           memo[1], memo[2])
         if bid >= 0:
             return bid, state
         fallback = int(estimate + seat_params[P_AGGRESSION] + adjustment + 0.5)

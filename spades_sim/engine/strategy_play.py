@@ -11,7 +11,9 @@ from .bits import (
     nth_card_nb,
     popcount,
     suit_mask_nb,
+    sum_bytes_nb,
     wrap_seat_nb,
+    zero_bytes_nb,
 )
 from .layout import (
     PLAY_AFTER_CONTRACT,
@@ -24,7 +26,6 @@ from .layout import (
 from .rng import bounded_nb
 from .strategy_kernels import (
     highest_rank_nb,
-    is_nil_nb,
     lowest_rank_nb,
     prefer_side_suits_nb,
 )
@@ -69,20 +70,16 @@ def hand_facts_nb(rules, bids, blind):
     """
     players = rules.players
     partnership = rules.partnership != 0
-    nil_bits = 0
-    for seat in range(players):
-        if is_nil_nb(rules, bids, blind, seat):
-            nil_bits |= 1 << seat
+    # A zero bid is a nil with nil on, else only when blind (``is_nil_nb``); unseated bytes
+    # read zero, hence the mask of the seats.
+    nil_bits = zero_bytes_nb(bids) & (0xF if rules.nil != 0 else blind) & ((1 << players) - 1)
     contracts = 0
     contract_seats = 0
     for seat in range(players):
-        contract = 0
-        for other in range(players):
-            same_side = other == seat or (partnership and (other & 1) == (seat & 1))
-            if same_side and not (nil_bits >> other) & 1:
-                contract += byte_of_nb(bids, other)
-                contract_seats |= 1 << (4 * seat + other)
-        contracts |= contract << (8 * seat)
+        side = (0b0101 << (seat & 1)) if partnership else 1 << seat
+        counted = side & ~nil_bits
+        contracts |= sum_bytes_nb(bids, counted) << (8 * seat)
+        contract_seats |= counted << (4 * seat)
     return nil_bits, contracts, contract_seats
 
 
@@ -104,11 +101,7 @@ def keep_winning_nb(rules, play_bits, seat, facts, tricks):
         other = wrap_seat_nb(seat + offset, players)
         if partnership and (other & 1) == (seat & 1):
             continue
-        other_counted = contract_seats >> (4 * other)
-        other_taken = 0
-        for member in range(4):
-            other_taken += byte_of_nb(tricks, member) * ((other_counted >> member) & 1)
-        need = byte_of_nb(contracts, other) - other_taken
+        need = byte_of_nb(contracts, other) - sum_bytes_nb(tricks, contract_seats >> (4 * other))
         if need > 0 and left - need <= set_margin:
             return True
     return False
@@ -128,11 +121,7 @@ def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, w
         winners = winning_cards_nb(legal, winning_card)
     losers = legal & ~winners
 
-    live_nils = 0  # seats whose nil is still alive (no trick taken yet)
-    if nil_bits:
-        for other in range(players):
-            if (nil_bits >> other) & 1 and byte_of_nb(tricks, other) == 0:
-                live_nils |= 1 << other
+    live_nils = nil_bits & zero_bytes_nb(tricks)  # nils still alive (no trick taken yet)
 
     # 1. Our own nil: lose every trick we can.
     if (live_nils >> seat) & 1:
@@ -175,10 +164,7 @@ def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, w
 
     # 4. Our contract.
     contract = byte_of_nb(contracts, seat)
-    counted = contract_seats >> (4 * seat)
-    taken = 0
-    for other in range(4):
-        taken += byte_of_nb(tricks, other) * ((counted >> other) & 1)
+    taken = sum_bytes_nb(tricks, contract_seats >> (4 * seat))
     # (the switches that keep winning tricks after the contract is made are off by default:
     # one test of their bits skips them)
     if taken < contract or (play_bits & PLAY_AFTER_CONTRACT

@@ -18,6 +18,7 @@ The expected points of a number bid ``b`` with the side's contract ``C = b + par
 - ``target_bonus`` times the chance of making it, when making it takes the side to the target.
 """
 
+import numpy as np
 from numba import njit
 
 from ..core.bidmodel import (
@@ -34,7 +35,7 @@ from ..core.bidmodel import (
     Y_SIZE,
     tables,
 )
-from .bits import TRUMP_MASK, byte_of_nb, popcount
+from .bits import TRUMP_MASK, byte_of_nb, popcount, sum_bytes_nb, zero_bytes_nb
 from .layout import (
     DECK_JOKERS,
     DOUBLE_NIL_ADDITIVE,
@@ -48,8 +49,9 @@ from .layout import (
     P_NIL_THRESHOLD,
     P_TARGET_BONUS,
     SET_PER_BID,
+    STRATEGY_RANDOM,
 )
-from .strategy_kernels import estimate_tricks_nb
+from .strategy_kernels import SIDE_ACES_KINGS, estimate_tricks_nb
 
 # The model's arrays, frozen into the compiled code (module-level arrays are constants to numba).
 _TABLES = tables()
@@ -69,6 +71,7 @@ SCALARS = _TABLES.scalars
 NIL_WEIGHTS = _TABLES.nil_weights
 NIL_PROB = _TABLES.nil_prob
 BIN_WEIGHTS = _TABLES.bin_weights
+SIDE_RANKS = 1 | (1 << 13) | (1 << 26)  # shifted by a rank: that rank's side-suit cards
 NO_VALUE = -1e300  # below any expected score
 WINDOW = 3  # number bids tried either side of the rounded estimate
 
@@ -83,15 +86,14 @@ def bidding_context_nb(rules, seat, bids):
     """``(position, opp_made, partner_bid)`` from the packed bids (255 = not bid yet):
     the seat's bidding position (how many have bid), the sum of the opponents' bids made so
     far, and the partner's bid (255 when unknown or without partnerships)."""
-    position = 0
-    opp_made = 0
-    for other in range(rules.players):
-        bid = byte_of_nb(bids, other)
-        if bid == 255:
-            continue
-        position += 1
-        if side_of_nb(rules, other) != side_of_nb(rules, seat):
-            opp_made += bid
+    seated = (1 << rules.players) - 1
+    unbid = zero_bytes_nb(~bids) & seated  # (unseated bytes read 0, not 255)
+    position = rules.players - popcount(unbid)
+    if rules.partnership != 0:
+        opponents = 0b0101 << ((seat & 1) ^ 1)
+    else:
+        opponents = seated & ~(1 << seat)
+    opp_made = sum_bytes_nb(bids, opponents & ~unbid)
     partner_bid = 255
     if rules.partnership != 0:
         partner_bid = byte_of_nb(bids, (seat + 2) & 3)
@@ -178,20 +180,16 @@ def nil_features_nb(rules, hand, partner_bid):
     trumps = hand & TRUMP_MASK
     n_trumps = popcount(trumps)
     top_trumps = popcount(trumps & (0xF << (top - 3)))
-    aces = 0
-    kings = 0
-    queens = 0
-    jacks = 0
+    aces = popcount(hand & (SIDE_RANKS << 12))
+    kings = popcount(hand & (SIDE_RANKS << 11))
+    queens = popcount(hand & (SIDE_RANKS << 10))
+    jacks = popcount(hand & (SIDE_RANKS << 9))
     no_low = 0
     voids = 0
     singletons = 0
     for suit in range(3):
         cards = (hand >> (13 * suit)) & 0x1FFF
         length = popcount(cards)
-        aces += (cards >> 12) & 1
-        kings += (cards >> 11) & 1
-        queens += (cards >> 10) & 1
-        jacks += (cards >> 9) & 1
         voids += length == 0
         singletons += length == 1
         no_low += length > 0 and (cards & 0x3F) == 0
@@ -258,8 +256,7 @@ def nil_gate_nb(rules, seat_params, hand, estimate, partner_bid):
     return (
         estimate <= seat_params[P_NIL_THRESHOLD]
         and popcount(hand & TRUMP_MASK) <= seat_params[P_NIL_MAX_SPADES]
-        and popcount(hand & ((0b11 << 11) | (0b11 << 24) | (0b11 << 37)))
-        <= seat_params[P_NIL_MAX_HIGH]
+        and popcount(hand & SIDE_ACES_KINGS) <= seat_params[P_NIL_MAX_HIGH]
         and (partner_bid == 255 or partner_bid == 0
              or partner_bid >= seat_params[P_NIL_PARTNER_MIN])
     )
@@ -276,30 +273,46 @@ def double_nil_value_nb(rules, p_own, own_bonus, p_partner, partner_bonus):
     return p_own * p_partner * 2.0 * (own_bonus + partner_bonus)
 
 
+# The bidder's memo: the number-bid walk depends on few inputs, and hands repeat them, so each
+# kernel call keeps its results in a direct-mapped table (``memo_tables_nb``) keyed by all of
+# them. A hit returns exactly what the walk would compute: the memo changes speed, not bids.
+MEMO_BITS = 12
+MEMO_SIZE = 1 << MEMO_BITS
+_MEMO_HASH = np.uint64(0x9E3779B97F4A7C15)  # odd: a multiplicative (Fibonacci) hash
+_MEMO_SHIFT = np.uint64(64 - MEMO_BITS)
+
+
+@njit(cache=True, inline="always")
+def memo_tables_nb():
+    """An empty memo (``value_bid_nb``): keys (0 = empty) and values."""
+    return np.zeros(MEMO_SIZE, dtype=np.int64), np.zeros(MEMO_SIZE, dtype=np.float64)
+
+
+@njit(cache=True, inline="always")
+def memo_groups_nb(kinds, params):
+    """Each seat's memo group, 2 bits per seat: the first seat with the same parameters of
+    the walk (``bag_weight``, ``target_bonus``), so that seats playing alike share entries."""
+    packed = 0
+    for seat in range(4):
+        group = seat
+        for other in range(seat):
+            if (kinds[other] != STRATEGY_RANDOM
+                    and params[other][P_BAG_WEIGHT] == params[seat][P_BAG_WEIGHT]
+                    and params[other][P_TARGET_BONUS] == params[seat][P_TARGET_BONUS]):
+                group = other
+                break
+        packed |= group << (2 * seat)
+    return packed
+
+
 @njit(cache=True)
-def value_bid_nb(rules, seat_params, seat, hand, estimate, bids, partner_blind, legal, scores,
-                 bags):
-    """The expected-value bid of ``seat`` (see the module doc); ``estimate`` is the heuristic's
-    trick estimate plus ``aggression`` and its score adjustment; ``partner_blind`` whether the
-    partner's bid was blind."""
-    model = rules.bid_model
+def walk_bids_nb(rules, seat_params, position, ebin, centre, team, partner_part, legal,
+                 side_bags, side_score):
+    """``(best value, best bid)`` among the legal number bids near ``centre`` (-1 when none):
+    up from the rounded estimate while the value rises, then down from below it while it beats
+    the best so far (the value is single-peaked in the bid in practice; a dip ends the walk
+    either way), within WINDOW of it."""
     hand_size = rules.hand_size
-    position, opp_made, partner_bid = bidding_context_nb(rules, seat, bids)
-    side = side_of_nb(rules, seat)
-    side_score = scores[side]
-    side_bags = bags[side]
-    adjusted = estimate + BETA[model, position] * (opp_made - OPP_MEAN[model, position])
-    ebin = estimate_bin_nb(adjusted)
-    partner_nil = partner_bid == 0
-    team = rules.partnership != 0 and not partner_nil
-    partner_part = 0.0
-    if team:
-        partner_part = SCALARS[model, S_PARTNER_BID] if partner_bid == 255 else float(partner_bid)
-    centre = int(adjusted + 0.5) if adjusted > 0.0 else 0
-    centre = min(max(centre, 1), hand_size)
-    # Up from the rounded estimate while the value rises, then down from below it while it
-    # beats the best so far (the value is single-peaked in the bid in practice; a dip ends
-    # the walk either way), within WINDOW of it.
     best = NO_VALUE
     best_bid = -1
     for bid in range(centre, min(centre + WINDOW, hand_size) + 1):
@@ -320,6 +333,17 @@ def value_bid_nb(rules, seat_params, seat, hand, estimate, bids, partner_blind, 
                 best_bid = bid
             else:
                 break
+    return best, best_bid
+
+
+@njit(cache=True, inline="always")
+def nil_choice_nb(rules, seat_params, hand, partner_bid, partner_blind, best, best_bid,
+                  side_bags, side_score):
+    """Whether the seat bids nil rather than ``best_bid`` (of expected value ``best``; -1 when
+    no number bid was legal): the nil's expected points (a double nil's, when the partner bid
+    nil) plus ``nil_margin`` against the number bid's plus the partner's nil alone."""
+    model = rules.bid_model
+    partner_nil = partner_bid == 0
     partner_nil_value = 0.0
     p_partner = 0.0
     partner_bonus = 0.0
@@ -327,18 +351,61 @@ def value_bid_nb(rules, seat_params, seat, hand, estimate, bids, partner_blind, 
         partner_bonus = float(rules.blind_nil_bonus if partner_blind else rules.nil_bonus)
         p_partner = SCALARS[model, S_BLIND_NIL if partner_blind else S_NIL_MADE]
         partner_nil_value = (2.0 * p_partner - 1.0) * partner_bonus
+    p_own = nil_probability_nb(rules, hand, partner_bid)
+    if partner_nil:
+        nil_value = double_nil_value_nb(rules, p_own, float(rules.nil_bonus), p_partner,
+                                        partner_bonus)
+    else:
+        nil_value = (2.0 * p_own - 1.0) * rules.nil_bonus
+        if rules.partnership != 0:
+            nil_value += partner_value_nb(rules, seat_params, partner_bid, side_bags,
+                                          side_score)
+    return best_bid < 0 or nil_value + seat_params[P_NIL_MARGIN] > best + partner_nil_value
+
+
+@njit(cache=True, inline="always")
+def value_bid_nb(rules, seat_params, group, seat, hand, estimate, bids, partner_blind, legal,
+                 scores, bags, memo_keys, memo_values):
+    """The expected-value bid of ``seat`` (see the module doc); ``estimate`` is the heuristic's
+    trick estimate plus ``aggression`` and its score adjustment; ``partner_blind`` whether the
+    partner's bid was blind; ``group`` the seat's memo group (``memo_groups_nb``) and
+    ``memo_keys``, ``memo_values`` the kernel call's memo (``memo_tables_nb``)."""
+    model = rules.bid_model
+    hand_size = rules.hand_size
+    position, opp_made, partner_bid = bidding_context_nb(rules, seat, bids)
+    side = side_of_nb(rules, seat)
+    side_score = scores[side]
+    side_bags = bags[side]
+    adjusted = estimate + BETA[model, position] * (opp_made - OPP_MEAN[model, position])
+    ebin = estimate_bin_nb(adjusted)
+    team = rules.partnership != 0 and partner_bid != 0
+    partner_part = 0.0
+    if team:
+        partner_part = SCALARS[model, S_PARTNER_BID] if partner_bid == 255 else float(partner_bid)
+    centre = int(adjusted + 0.5) if adjusted > 0.0 else 0
+    centre = min(max(centre, 1), hand_size)
+    # The walk reads the score only to ask whether a contract reaches the target (at most
+    # max(200, 20 * hand_size) points): below that, the key leaves the score out.
+    if 0 <= side_bags < 256 and side_score + max(200, 20 * hand_size) < rules.target:
+        key = ((((((legal << 8 | partner_bid) << 8 | side_bags) << 5 | centre) << 6 | ebin)
+                << 2 | position) << 2) | group
+        slot = np.int64((np.uint64(key) * _MEMO_HASH) >> _MEMO_SHIFT)
+        entry = memo_keys[slot]
+        if entry >> 6 == key:
+            best = memo_values[slot]
+            best_bid = (entry & 63) - 1
+        else:
+            best, best_bid = walk_bids_nb(rules, seat_params, position, ebin, centre, team,
+                                          partner_part, legal, side_bags, side_score)
+            memo_keys[slot] = key << 6 | (best_bid + 1)
+            memo_values[slot] = best
+    else:
+        best, best_bid = walk_bids_nb(rules, seat_params, position, ebin, centre, team,
+                                      partner_part, legal, side_bags, side_score)
     if rules.nil != 0 and (legal & 1) and nil_gate_nb(rules, seat_params, hand, estimate,
                                                        partner_bid):
-        p_own = nil_probability_nb(rules, hand, partner_bid)
-        if partner_nil:
-            nil_value = double_nil_value_nb(rules, p_own, float(rules.nil_bonus), p_partner,
-                                            partner_bonus)
-        else:
-            nil_value = (2.0 * p_own - 1.0) * rules.nil_bonus
-            if rules.partnership != 0:
-                nil_value += partner_value_nb(rules, seat_params, partner_bid, side_bags,
-                                              side_score)
-        if best_bid < 0 or nil_value + seat_params[P_NIL_MARGIN] > best + partner_nil_value:
+        if nil_choice_nb(rules, seat_params, hand, partner_bid, partner_blind, best, best_bid,
+                         side_bags, side_score):
             return 0
     if best_bid < 0:
         return -1  # the caller takes the nearest legal bid
