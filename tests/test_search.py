@@ -63,24 +63,25 @@ def sampling_states(draw):
     return seat, mask_of(held[seat]), counts, voids, [mask_of(p) for p in played], bids
 
 
-# Enough tries that some try deals around the voids: with the default 16, a tight position
-# (two seats void in a suit with many of its cards unseen) can exhaust them, and the sampler
-# then falls back, as documented, to a deal in seat order that ignores the voids.
-MC_PATIENT = parse_strategy("mc:sample_tries=400")
+# The default tries, and a single one: then tight positions (two seats void in a suit with
+# many of its cards unseen) often fail every try, and the deal comes from the void-respecting
+# fallback (``void_deal_nb``).
+SAMPLERS = [parse_strategy("mc"), parse_strategy("mc:sample_tries=1")]
 
 
 @settings(max_examples=60, deadline=None)
-@given(state=sampling_states(), key=st.integers(0, 2**64 - 1))
-def test_sampling_is_consistent_and_matches_the_engine(state, key):
+@given(state=sampling_states(), key=st.integers(0, 2**64 - 1), which=st.sampled_from([0, 1]))
+def test_sampling_is_consistent_and_matches_the_engine(state, key, which):
     seat, hand, counts, voids, played_by, bids = state
+    sampler = SAMPLERS[which]
     unseen = CLASSIC.deck_mask & ~hand
     for cards_played in played_by:
         unseen &= ~cards_played
     blind = [False] * 4
-    sampled = sample_hands(CLASSIC, MC_PATIENT.params, seat, unseen, counts, voids, played_by,
+    sampled = sample_hands(CLASSIC, sampler.params, seat, unseen, counts, voids, played_by,
                            bids, blind, Stream(key, 7))
     # Every other seat gets exactly its count, from the unseen cards, never in a void suit
-    # (a real deal with these voids exists, so with enough tries one satisfies them).
+    # (a real deal with these voids exists, so a try or the fallback finds one).
     assert [s.bit_count() for s in sampled] == counts
     assert sampled[0] | sampled[1] | sampled[2] | sampled[3] == unseen
     for other in range(4):
@@ -91,11 +92,34 @@ def test_sampling_is_consistent_and_matches_the_engine(state, key):
 
     out = np.zeros(4, dtype=np.int64)
     packed_bids = sum(bid << (8 * other) for other, bid in enumerate(bids))
-    sample_hands_nb(CLASSIC.kernel_tuple(), tuple(float(v) for v in MC_PATIENT.vector()), seat,
+    sample_hands_nb(CLASSIC.kernel_tuple(), tuple(float(v) for v in sampler.vector()), seat,
                     unseen, np.array(counts, dtype=np.int64), voids,
                     np.array(played_by, dtype=np.int64), packed_bids, 0,
                     np.zeros(64, dtype=np.int64), out, np.zeros(4, dtype=np.int64),
                     seed_nb(np.uint64(key), 7))
+    assert out.tolist() == sampled
+
+
+def test_the_fallback_deal_meets_tight_voids():
+    """Seats 1 and 2 are void in spades and seat 3 must take all six unseen spades: a shuffled
+    order that deals spades early to whoever has room fails, and the flow search moves them."""
+    from spades_sim.engine.search import void_deal_nb
+    from spades_sim.reference.search import void_deal
+
+    spades = cards("2S 5S 7S 9S JS AS")
+    others = cards("2C 3C 4C 5C 6D 7D 8D 9D TH JH QH KH")
+    pool = list(cards_of(spades | others))[::-1]  # spades first
+    counts = [0, 6, 6, 6]
+    voids = (1 << (4 * 1 + 3)) | (1 << (4 * 2 + 3)) | (1 << (4 * 3 + 2))  # seat 3 void in hearts
+    sampled = void_deal(pool, counts, voids, 0)
+    assert sampled[3] & spades == spades
+    assert [s.bit_count() for s in sampled] == counts
+    for other in range(4):
+        for card in cards_of(sampled[other]):
+            assert not voids >> (4 * other + card // 13) & 1
+    out = np.zeros(4, dtype=np.int64)
+    void_deal_nb(np.array(pool + [0] * (64 - len(pool)), dtype=np.int64), len(pool),
+                 np.array(counts, dtype=np.int64), voids, 0, out)
     assert out.tolist() == sampled
 
 

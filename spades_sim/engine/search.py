@@ -136,6 +136,87 @@ def bids_agree_nb(rules, seat_params, seat, sampled, played_by, bids, blind):
     return True
 
 
+@njit(types.void(_ARRAY, _I64, _ARRAY, _I64, _I64, _ARRAY), cache=True)
+def void_deal_nb(pool, n_pool, counts, voids, discard_room, sampled):
+    """Deal ``pool[:n_pool]`` (in that order) into ``sampled`` respecting the voids, when the
+    random tries of ``sample_hands_nb`` all failed; deterministic.
+
+    First, how many cards of each suit go to each seat (``counts[seat]`` cards in all) and to
+    the discards (``discard_room``): the cards are placed one unit of their suit at a time, in
+    pool order, each by the shortest augmenting path found breadth-first from its suit (suit ->
+    a seat not void in it, seats in order 0..3 then the discards; a full seat -> a suit placed
+    there, suits in order 0..3, that moves on). Then each card, in pool order, goes to the first
+    seat (the discards last) still owed a card of its suit. A card with no path at all (voids
+    no deal can meet: never, for voids a seat has shown) goes to the first seat with room.
+    """
+    # suit s to seat y (4: the discards): owed[5 * s + y]; room[y]; breadth-first scratch
+    owed = np.zeros(20, dtype=np.int64)
+    room = np.zeros(5, dtype=np.int64)
+    for other in range(4):
+        room[other] = counts[other]
+    room[4] = discard_room
+    seat_from = np.zeros(5, dtype=np.int64)  # the suit a seat was reached from
+    suit_from = np.zeros(4, dtype=np.int64)  # the seat a suit was reached from
+    queue = np.zeros(9, dtype=np.int64)  # nodes: suits 0..3, seats 4..8
+    for index in range(n_pool):
+        start = suit_index_nb(pool[index])
+        seen = 1 << start
+        queue[0] = start
+        head = 0
+        tail = 1
+        end = -1
+        while head < tail and end < 0:
+            node = queue[head]
+            head += 1
+            if node < 4:  # a suit: to the seats that may hold it
+                for seat in range(5):
+                    if (seen >> (4 + seat)) & 1:
+                        continue
+                    if seat < 4 and (voids >> (4 * seat + node)) & 1:
+                        continue
+                    seen |= 1 << (4 + seat)
+                    seat_from[seat] = node
+                    if room[seat] > 0:
+                        end = seat
+                        break
+                    queue[tail] = 4 + seat
+                    tail += 1
+            else:  # a full seat: to the suits placed there, which may move on
+                seat = node - 4
+                for suit in range(4):
+                    if not (seen >> suit) & 1 and owed[5 * suit + seat] > 0:
+                        seen |= 1 << suit
+                        suit_from[suit] = seat
+                        queue[tail] = suit
+                        tail += 1
+        if end < 0:
+            end = 0
+            while room[end] == 0:
+                end += 1
+            owed[5 * start + end] += 1
+        else:
+            seat = end
+            while True:
+                suit = seat_from[seat]
+                owed[5 * suit + seat] += 1
+                if suit == start:
+                    break
+                seat = suit_from[suit]
+                owed[5 * suit + seat] -= 1
+        room[end] -= 1
+    for other in range(4):
+        sampled[other] = 0
+    for index in range(n_pool):
+        card = pool[index]
+        suit = suit_index_nb(card)
+        for seat in range(5):
+            if owed[5 * suit + seat] > 0:
+                owed[5 * suit + seat] -= 1
+                if seat < 4:
+                    sampled[seat] |= 1 << card
+                break
+
+
 @njit(_U64(_RULES, _PARAMS, _I64, _I64, _ARRAY, _I64, _ARRAY, _I64, _I64, _ARRAY, _ARRAY, _ARRAY,
            _U64), cache=True)
 def sample_hands_nb(rules, seat_params, seat, unseen, counts, voids, played_by, bids, blind,
@@ -150,7 +231,8 @@ def sample_hands_nb(rules, seat_params, seat, unseen, counts, voids, played_by, 
     the seats not void in its suit (the discards weigh what is left of them): one
     ``bounded(total weight)`` per card. A try fails when a card has no eligible seat. Up to
     ``sample_tries`` tries; the first that also agrees with the bids is taken, else the last
-    that respected the voids, else (none did) the last shuffle dealt in seat order.
+    that respected the voids, else (none did) the last shuffle dealt by ``void_deal_nb``, which
+    always respects them.
     """
     players = rules.players
     n_pool = 0
@@ -212,13 +294,8 @@ def sample_hands_nb(rules, seat_params, seat, unseen, counts, voids, played_by, 
         for other in range(4):
             sampled[other] = backup[other]
         return state
-    # No try satisfied the voids: deal the shuffled cards in seat order, ignoring them.
-    index = 0
-    for other in range(4):
-        sampled[other] = 0
-        for _ in range(counts[other]):
-            sampled[other] |= 1 << pool[index]
-            index += 1
+    # No try satisfied the voids: a deal that does (one always exists: the real one).
+    void_deal_nb(pool, n_pool, counts, voids, n_pool - total_need, sampled)
     return state
 
 

@@ -124,12 +124,61 @@ def sample_hands(rules: Rules, params: dict, seat: int, unseen: int, counts, voi
         backup = sampled
     if backup is not None:
         return backup
-    sampled = [0, 0, 0, 0]  # no try satisfied the voids: deal in seat order, ignoring them
-    index = 0
-    for other in range(4):
-        for _ in range(counts[other]):
-            sampled[other] |= 1 << pool[index]
-            index += 1
+    # No try satisfied the voids: a deal that does.
+    return void_deal(pool, counts, voids, len(pool) - total_need)
+
+
+def void_deal(pool: list[int], counts, voids: int, discard_room: int) -> list[int]:
+    """The deal of ``pool`` that respects the voids (``void_deal_nb``): per suit and seat (the
+    discards as seat 4), how many cards it gets, by one augmenting path per card in pool order
+    (breadth-first: a suit to the seats not void in it, in order; a full seat to the suits
+    placed there, in order), then each card to the first seat still owed its suit."""
+    owed = [[0] * 5 for _ in range(4)]
+    room = [*counts[:4], discard_room]
+    for card in pool:
+        start = suit_index(card)
+        came_to_seat, came_to_suit = {}, {}  # seat -> the suit it was reached from, and back
+        queue = [("suit", start)]
+        seen_suits, seen_seats = {start}, set()
+        end = None
+        while queue and end is None:
+            kind, node = queue.pop(0)
+            if kind == "suit":
+                for seat in range(5):
+                    if seat in seen_seats or (seat < 4 and voids >> (4 * seat + node) & 1):
+                        continue
+                    seen_seats.add(seat)
+                    came_to_seat[seat] = node
+                    if room[seat] > 0:
+                        end = seat
+                        break
+                    queue.append(("seat", seat))
+            else:
+                for suit in range(4):
+                    if suit not in seen_suits and owed[suit][node] > 0:
+                        seen_suits.add(suit)
+                        came_to_suit[suit] = node
+                        queue.append(("suit", suit))
+        if end is None:  # no deal meets these voids: the first seat with room
+            end = next(seat for seat in range(5) if room[seat] > 0)
+            owed[start][end] += 1
+        else:
+            seat = end
+            while True:
+                suit = came_to_seat[seat]
+                owed[suit][seat] += 1
+                if suit == start:
+                    break
+                seat = came_to_suit[suit]
+                owed[suit][seat] -= 1
+        room[end] -= 1
+    sampled = [0, 0, 0, 0]
+    for card in pool:
+        suit = suit_index(card)
+        seat = next(seat for seat in range(5) if owed[suit][seat] > 0)
+        owed[suit][seat] -= 1
+        if seat < 4:
+            sampled[seat] |= 1 << card
     return sampled
 
 
