@@ -13,6 +13,7 @@ from .layout import (
 )
 from .plugin import plugin_bid_nb
 from .strategy_bids import choose_bid_nb, choose_blind_nb, choose_bump_nb
+from .strategy_kernels import estimate_tricks_nb
 
 
 @njit(cache=True, inline="always")
@@ -94,6 +95,14 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
     bids = (1 << (8 * players)) - 1  # 255 = not bid yet
     blind = 0
     first = wrap_seat_nb(dealer + 1, players)
+    # Every heuristic (and mc) seat's trick estimate, before the auction: four independent
+    # chains of additions that the processor overlaps, each in its own fixed order as before.
+    estimates = (
+        estimate_tricks_nb(rules, params[0], hands[0]) if byte_of_nb(kinds_packed, 0) else 0.0,
+        estimate_tricks_nb(rules, params[1], hands[1]) if byte_of_nb(kinds_packed, 1) else 0.0,
+        estimate_tricks_nb(rules, params[2], hands[2]) if byte_of_nb(kinds_packed, 2) else 0.0,
+        estimate_tricks_nb(rules, params[3], hands[3]) if byte_of_nb(kinds_packed, 3) else 0.0,
+    )
     for position in range(players):
         seat = wrap_seat_nb(first + position, players)
         kind = byte_of_nb(kinds_packed, seat)
@@ -131,9 +140,9 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
                 bid, state = plugin_bid_nb(plugins, rules, seat, position, dealer, hands[seat],
                                            legal, bids, blind, scores, bags, state)
             else:
-                bid, state = choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids,
-                                           blind, legal, scores, bags, score_aware, memo,
-                                           state)
+                bid, state = choose_bid_nb(rules, kind, params, random_bids, seat, hands,
+                                           estimates[seat], bids, blind, legal, scores, bags,
+                                           score_aware, memo, state)
             if bid < 0 or bid > hand_size or ((legal >> bid) & 1) == 0:
                 raise ValueError("a strategy made a bid the rules do not allow")
         bids = (bids & ~(0xFF << (8 * seat))) | (bid << (8 * seat))
@@ -146,7 +155,8 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
             if nil or flag_of_nb(blind, seat) or bid >= hand_size:
                 continue
             bump, state = choose_bump_nb(rules, byte_of_nb(kinds_packed, seat), params, rates[2],
-                                         seat, position, hands[seat], bids, scores, bags, state)
+                                         seat, position, estimates[seat], bids, scores, bags,
+                                         state)
             if bump:
                 bids += 1 << (8 * seat)
                 bumped |= 1 << seat

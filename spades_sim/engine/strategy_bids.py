@@ -37,7 +37,6 @@ from .layout import (
 from .rng import bounded_nb
 from .strategy_kernels import (
     SIDE_ACES_KINGS,
-    estimate_tricks_nb,
     highest_rank_nb,
     lowest_rank_nb,
     prefer_side_suits_nb,
@@ -101,12 +100,13 @@ def heuristic_blind_nb(seat_params, deficit, blind_nil_ok, blind_bids):
 
 
 @njit(cache=True, inline="always")
-def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, blind, legal, scores,
-                  bags, score_aware, memo, state):
+def choose_bid_nb(rules, kind, params, random_bids, seat, hands, estimate, bids, blind, legal,
+                  scores, bags, score_aware, memo, state):
     """``(bid, state)``: the bid of ``seat`` (0..hand_size; 0 is nil where nil is on).
 
     ``legal`` is the bitmask of the bids the rules allow here (``bidding.legal_bids_nb``);
-    ``hands`` the 4-tuple of holdings (picked by seat only where a strategy looks at its cards).
+    ``hands`` the 4-tuple of holdings (picked by seat only where a strategy looks at its cards);
+    ``estimate`` the heuristic's trick estimate of the seat's hand (``estimate_tricks_nb``).
     ``params`` holds every seat's parameter tuple; ``random_bids`` packs each random seat's
     ``bid_min`` and ``bid_max`` (``random_bid_ranges_nb``). ``bids`` is packed; seats that have
     not bid yet read 255. ``random`` picks uniformly among the legal bids in
@@ -133,7 +133,6 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, bids, blind, le
         return nth_card_nb(candidates, index), state
     seat_params = params[seat]
     hand = hands[seat]
-    estimate = estimate_tricks_nb(rules, seat_params, hand)
     if seat_params[P_EV_BID] != 0:
         adjustment = 0.0
         if score_aware:
@@ -214,20 +213,21 @@ def nearest_legal_bid_nb(bid, legal, hand_size):
 
 
 @njit(cache=True, inline="always")
-def choose_bump_nb(rules, kind, params, bump_rates, seat, position, hand, bids, scores, bags,
-                   state):
+def choose_bump_nb(rules, kind, params, bump_rates, seat, position, hand_estimate, bids, scores,
+                   bags, state):
     """``(bump, state)``: whether ``seat`` raises its ``bid`` by one (``bid_bump``).
 
     ``random``: ``bounded(RATE_ONE) < bump_rate``. ``heuristic``: when ``estimate + aggression -
     bid >= bump_threshold``; with ``ev_bid``, when the higher bid's expected score is higher
-    (``strategy_value.value_bump_nb``). ``bids`` packed (all known), ``position`` the seat's
-    bidding position, ``scores`` and ``bags`` per side.
+    (``strategy_value.value_bump_nb``). ``hand_estimate`` is the seat's trick estimate
+    (``estimate_tricks_nb``), ``bids`` packed (all known), ``position`` the seat's bidding
+    position, ``scores`` and ``bags`` per side.
     """
     if kind == STRATEGY_RANDOM:
         draw, state = bounded_nb(state, RATE_ONE)
         return draw < rate_of_nb(bump_rates, seat), state
     seat_params = params[seat]
-    estimate = estimate_tricks_nb(rules, seat_params, hand) + seat_params[P_AGGRESSION]
+    estimate = hand_estimate + seat_params[P_AGGRESSION]
     if seat_params[P_EV_BID] != 0:
         return value_bump_nb(rules, seat_params, seat, position, estimate, bids, scores,
                              bags), state
