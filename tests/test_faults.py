@@ -174,6 +174,32 @@ def test_every_chunk_carries_its_provenance(reference):
     assert tuple(TIDY_TYPES) == TIDY_COLUMNS
 
 
+def test_the_checksum_of_a_category_column_ignores_how_its_dictionary_is_stored():
+    """Sorted and fully used (the indices are the codes, read as they are), unsorted, with an
+    unused entry, with narrow indices, or in two pieces: one content, one checksum."""
+    import pyarrow as pa
+
+    values = ["b", "a", "c", "a", "b"]
+
+    def checksum(column):
+        return table_checksum(pa.table({"config": column}))
+
+    canonical = pa.DictionaryArray.from_arrays(pa.array([1, 0, 2, 0, 1], pa.int32()),
+                                               pa.array(["a", "b", "c"]))
+    unsorted = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 1, 0], pa.int32()),
+                                              pa.array(["b", "a", "c"]))
+    unused = pa.DictionaryArray.from_arrays(pa.array([2, 0, 3, 0, 2], pa.int32()),
+                                            pa.array(["a", "z", "b", "c"]))
+    narrow = pa.DictionaryArray.from_arrays(pa.array([1, 0, 2, 0, 1], pa.int8()),
+                                            pa.array(["a", "b", "c"]))
+    pieces = pa.chunked_array([canonical.slice(0, 2), canonical.slice(2)])
+    assert canonical.to_pylist() == values
+    assert {checksum(c) for c in (canonical, unsorted, unused, narrow, pieces)} == {
+        checksum(canonical)}
+    assert checksum(canonical) != checksum(pa.DictionaryArray.from_arrays(
+        pa.array([1, 0, 2, 0, 0], pa.int32()), pa.array(["a", "b", "c"])))
+
+
 # -- damaged chunks --------------------------------------------------------------------------------
 def _rewrite(path, change) -> None:
     """Rewrite a chunk file through ``change(table) -> table``, keeping its metadata."""

@@ -179,8 +179,9 @@ def stored_table(blocks: list[dict], types: dict) -> pa.Table:
         elif name.startswith("par_nil_safe_"):
             data = np.concatenate(parts) if parts else np.zeros(0, np.int8)
             columns.append(pa.array(data == 1, mask=data < 0, type=pa.bool_()))
-        else:
-            data = np.concatenate(parts) if parts else np.zeros(0, _numpy(kind))
+        else:  # (one block, the common case: its arrays as they are, no copy)
+            data = (parts[0] if len(parts) == 1 else np.concatenate(parts) if parts
+                    else np.zeros(0, _numpy(kind)))
             columns.append(pa.array(data, type=_ARROW[kind]))
     return pa.Table.from_arrays(columns, schema=stored_schema(types))
 

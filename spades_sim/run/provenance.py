@@ -75,8 +75,11 @@ def _category_codes(column: pa.ChunkedArray) -> tuple[list, np.ndarray]:
     the same whatever the dictionary's order, unused entries or index width."""
     parts = [(piece.dictionary.to_pylist(), piece.indices.to_numpy(zero_copy_only=False))
              for piece in column.chunks]
-    distinct = sorted({values[i] for values, indices in parts
-                       for i in np.flatnonzero(np.bincount(indices, minlength=len(values)))})
+    used = [np.bincount(indices, minlength=len(values)) > 0 for values, indices in parts]
+    distinct = sorted({values[i] for (values, _), flags in zip(parts, used)
+                       for i in np.flatnonzero(flags)})
+    if len(parts) == 1 and parts[0][0] == distinct and parts[0][1].dtype == np.int32:
+        return distinct, parts[0][1]  # already sorted, each entry used: the indices are the codes
     position = {value: p for p, value in enumerate(distinct)}
     codes = [np.array([position.get(v, -1) for v in values], dtype=np.int32)[indices]
              for values, indices in parts if len(indices)]
