@@ -121,6 +121,11 @@ GAME_CASES = [
                                   "cautious", "bag-averse"), 8, 88, set()),
     ("cutthroat", {"target": 300}, ("heuristic:endgame_points=200,bag_guard=9",), 6, 89, set()),
     ("classic", {"target": 200}, ("mc:samples=2", "heuristic"), 2, 90, set()),
+    # Expected-value bidders whose bid walks differ (the kernel's bid memo must keep them
+    # apart; far from the target, where the memo is used).
+    ("classic", {"target": 1000}, ("heuristic:bag_weight=0,target_bonus=0", "heuristic",
+                                   "heuristic:bag_weight=10", "heuristic:target_bonus=300"), 4,
+     91, set()),
 ]
 
 
