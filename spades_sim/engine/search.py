@@ -60,17 +60,6 @@ def suit_index_nb(card):
     return int(card >= 13) + int(card >= 26) + int(card >= 39)
 
 
-@njit(_I64(_RULES, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _FACTS, _I64, _I64),
-      cache=True)
-def playout_card_nb(rules, play_bits, seat, hand, legal, position, leader, winning_card,
-                    winning_seat, facts, tricks, played_mask):
-    """``heuristic_card_nb`` as a function of its own: called, not inlined, from the playouts
-    (numba inlines an ``inline="always"`` function into every call site, and each copy costs
-    compile time)."""
-    return heuristic_card_nb(rules, play_bits, seat, hand, legal, position, leader, winning_card,
-                             winning_seat, facts, tricks, played_mask)
-
-
 @njit(_I64(_RULES, _I64, _FACTS, _ARRAY, _I64, _I64, _I64, _I64, _I64, _BOOL, _I64, _I64),
       cache=True)
 def playout_nb(rules, play_bits, facts, hands, leader, n_played, led_mask, winning_strength,
@@ -81,43 +70,51 @@ def playout_nb(rules, play_bits, facts, hands, leader, n_played, led_mask, winni
     trick ``trick_index`` are down, led by ``leader``, with ``led_mask``, the winning strength
     (``card_strength_nb``) and seat so far. Returns the packed tricks at the end of the hand. A
     leader's played cards are taken as every card of the deck in no holding.
+
+    One loop over the cards, leads and follows alike, so the heuristic's card choice is
+    inlined once (a call per card, passing the rules tuple by value, cost more than the choice).
     """
     players = rules.players
     hand_size = rules.hand_size
     position = n_played
     led_side_suit = (led_mask & TRUMP_MASK) == 0
     while True:
-        while position < players:
-            seat = wrap_seat_nb(leader + position, players)
-            hand = hands[seat]
+        if position == players:
+            tricks += 1 << (8 * winning_seat)
+            leader = winning_seat
+            trick_index += 1
+            if trick_index == hand_size:
+                return tricks
+            position = 0
+        seat = wrap_seat_nb(leader + position, players)
+        hand = hands[seat]
+        leading = position == 0
+        if leading:
+            legal = lead_mask_nb(rules, hand, spades_broken, trick_index)
+            played_mask = rules.deck_mask & ~(hands[0] | hands[1] | hands[2] | hands[3])
+            winning_card = -1
+            winning_seat = -1
+        else:
             legal = follow_mask_nb(hand, led_mask)
-            card = playout_card_nb(rules, play_bits, seat, hand, legal, position, leader,
-                                   winning_strength & 63, winning_seat, facts, tricks, 0)
-            hands[seat] = hand ^ (1 << card)
+            played_mask = 0
+            winning_card = winning_strength & 63
+        card = heuristic_card_nb(rules, play_bits, seat, hand, legal, position, leader,
+                                 winning_card, winning_seat, facts, tricks, played_mask)
+        hands[seat] = hand ^ (1 << card)
+        if leading:
+            led_mask = suit_mask_of_card_nb(card)
+            led_side_suit = (led_mask & TRUMP_MASK) == 0
+            spades_broken |= ((card >= 39) & ((hand & ~TRUMP_MASK) == 0)
+                              & (rules.broken_by_forced_lead != 0))
+            winning_seat = leader
+            winning_strength = card_strength_nb(card, led_mask)
+        else:
             spades_broken |= (card >= 39) & led_side_suit
             strength = card_strength_nb(card, led_mask)
             if strength > winning_strength:
                 winning_strength = strength
                 winning_seat = seat
-            position += 1
-        tricks += 1 << (8 * winning_seat)
-        leader = winning_seat
-        trick_index += 1
-        if trick_index == hand_size:
-            return tricks
-        hand = hands[leader]
-        played_mask = rules.deck_mask & ~(hands[0] | hands[1] | hands[2] | hands[3])
-        legal = lead_mask_nb(rules, hand, spades_broken, trick_index)
-        card = playout_card_nb(rules, play_bits, leader, hand, legal, 0, leader, -1, -1, facts,
-                               tricks, played_mask)
-        hands[leader] = hand ^ (1 << card)
-        led_mask = suit_mask_of_card_nb(card)
-        led_side_suit = (led_mask & TRUMP_MASK) == 0
-        spades_broken |= ((card >= 39) & ((hand & ~TRUMP_MASK) == 0)
-                          & (rules.broken_by_forced_lead != 0))
-        winning_seat = leader
-        winning_strength = card_strength_nb(card, led_mask)
-        position = 1
+        position += 1
 
 
 @njit(cache=True, inline="always")
@@ -319,19 +316,26 @@ def candidates_nb(legal, unseen):
     return kept
 
 
+# The search's scratch (``mc_card_nb``'s ``scratch``, allocated once per kernel call):
+# counts [0, 4), sampled [4, 8), backup [8, 12), hands [12, 16), pool [16, 80), totals [80, 144).
+SCRATCH_SIZE = 144
+
+
 @njit(types.Tuple((_I64, _U64))(_RULES, _PARAMS, _I64, _FACTS, _I64, _I64, _I64, _I64, _I64,
                                _I64, _I64, _I64, _BOOL, _I64, _I64, _I64, _I64, _ARRAY, _I64,
-                               _PER_SIDE, _U64), cache=True)
+                               _PER_SIDE, _ARRAY, _U64), cache=True)
 def mc_card_nb(rules, seat_params, play_bits, facts, seat, hand, legal, n_in_trick, leader,
                led_mask, winning_strength, winning_seat, spades_broken, trick_index, tricks,
-               bids, blind, played_by, voids, bags, state):
+               bids, blind, played_by, voids, bags, scratch, state):
     """``(card, state)``: the search player's card (module docstring); ``state`` is the search
     stream's.
 
     ``played_by`` (int64[4]) holds each seat's played cards this hand; ``voids`` a bit per seat
     and suit (``4 * seat + suit``); ``bags`` the per-side bag counts before the hand (a
     4-tuple); the trick in progress is ``n_in_trick`` cards led by ``leader`` (``led_mask``,
-    winning strength and seat; when leading, ``led_mask`` and the rest are ignored).
+    winning strength and seat; when leading, ``led_mask`` and the rest are ignored);
+    ``scratch`` (int64[SCRATCH_SIZE]) the kernel call's working arrays, so that a decision
+    allocates nothing.
     """
     players = rules.players
     n_sides = rules.n_sides
@@ -340,17 +344,22 @@ def mc_card_nb(rules, seat_params, play_bits, facts, seat, hand, legal, n_in_tri
     options = candidates_nb(legal, unseen)
     if (options & (options - 1)) == 0:
         return lowest_card(options), state
-    counts = np.zeros(4, dtype=np.int64)
+    counts = scratch[0:4]
+    sampled = scratch[4:8]
+    backup = scratch[8:12]
+    hands = scratch[12:16]
+    pool = scratch[16:80]
+    totals = scratch[80:144]
     cards_left = rules.hand_size - trick_index
-    for other in range(players):
-        if other != seat:
+    for other in range(4):
+        counts[other] = 0
+        if other < players and other != seat:
             played_now = wrap_seat_nb(other - leader + players, players) < n_in_trick
             counts[other] = cards_left - played_now
-    pool = np.zeros(64, dtype=np.int64)
-    sampled = np.zeros(4, dtype=np.int64)
-    backup = np.zeros(4, dtype=np.int64)
-    hands = np.zeros(4, dtype=np.int64)
-    totals = np.zeros(64, dtype=np.int64)
+    remaining = options
+    while remaining:  # (the candidates' totals: the only ones read)
+        totals[lowest_card(remaining)] = 0
+        remaining &= remaining - 1
     side = (seat & 1) if rules.partnership else seat
     for _ in range(int(seat_params[P_SAMPLES])):
         state = sample_hands_nb(rules, seat_params, seat, unseen, counts, voids, played_by, bids,

@@ -35,7 +35,7 @@ from .layout import (
 from .plugin import fill_rules_nb, plugin_card_nb
 from .rng import bounded_nb, seed_nb
 from .scoring import score_side_nb
-from .search import mc_card_nb, suit_index_nb
+from .search import SCRATCH_SIZE, mc_card_nb, suit_index_nb
 from .strategy_bids import choose_pass_nb
 from .strategy_kernels import (
     heuristic_blind_floor_nb,
@@ -140,6 +140,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     memo = (memo_groups_nb(kinds, params), memo_keys, memo_values)
     search_key = play_key ^ _SEARCH_KEY_XOR
     played_by = np.zeros(4, dtype=np.int64)  # each seat's cards played this hand (for mc)
+    search_scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)  # mc's working arrays
     exchanges_possible = rules.partnership != 0 and (
         rules.blind_nil_exchange > 0 or rules.nil_exchange > 0
     )
@@ -283,7 +284,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     card, search_state = mc_card_nb(
                         rules, params[leader], byte_of_nb(hand_play, leader), facts, leader,
                         hand, legal, 0, leader, 0, 0, leader, spades_broken, trick_index, tricks,
-                        bids, blind, played_by, voids, hand_bags, search_state,
+                        bids, blind, played_by, voids, hand_bags, search_scratch, search_state,
                     )
                 else:
                     card, play_state = choose_card_nb(
@@ -331,7 +332,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                             rules, params[seat], byte_of_nb(hand_play, seat), facts, seat, hand,
                             legal, k, leader, led_mask, winning_strength, winning_seat,
                             spades_broken, trick_index, tricks, bids, blind, played_by, voids,
-                            hand_bags, search_state,
+                            hand_bags, search_scratch, search_state,
                         )
                     else:
                         card, play_state = choose_card_nb(
