@@ -42,7 +42,7 @@ Rules: the standard and jokers decks (trumps are the spades and jokers, bits 39.
 the two-of-clubs opening at trick 0, 2, 3 or 4 players. With 4 players in partnership the
 maximising side is a team; otherwise one seat plays against all the others.
 
-Nil safety (``_search_nb`` with a nil seat in ``ctx``) is the same search with another end:
+Nil safety (``_search_nb`` with a nil seat in the context) is the same search with another end:
 the nil side (the bidder, and its partner in partnership games) fails as soon as the bidder
 wins a trick and succeeds when the hand ends first.
 
@@ -82,7 +82,8 @@ _SEARCH_RULES = types.NamedUniTuple(types.int64, len(SearchRules._fields), Searc
 _ARR = types.int64[::1]
 _ARR2 = types.int64[:, ::1]
 
-# ctx slots (an int64 array shared by the whole search).
+# Context slots: row CTX_ROW of the moves array, shared by the whole search (Python sees it as
+# the view ``ctx``).
 CTX_STAMP = 0  # the current deal's stamp in the transposition table
 CTX_MAX = 1  # bit per seat: the maximising side (the nil side in a nil search)
 CTX_NIL = 2  # the nil bidder's seat in a nil search, else -1
@@ -103,7 +104,12 @@ TT_COLS = 8
 # entries used and the previous block of the chain (+1, 0 for none) above 8 bits.
 BLOCK = 8
 MOVE_ROWS = 72  # one row per ply: at most 17 tricks of 4 cards
-MOVE_COLS = 52  # up to 20 candidate cards, their scores, suit codes and counts, small-card floors
+# Up to 20 candidate cards, their scores, suit codes and counts, small-card floors; and below
+# the ply rows, the context (CTX_SIZE slots) and the four holdings. One array holds all three
+# because each array a recursive call passes costs two atomic reference-count updates.
+MOVE_COLS = 64
+CTX_ROW = MOVE_ROWS
+HANDS_ROW = MOVE_ROWS + 1
 _NON_TRUMP = (1 << 39) - 1
 
 
@@ -117,6 +123,12 @@ def _suit_mask(suit):
 def _between(low, high):
     """Bits strictly between card ``low`` and card ``high`` (``low < high``)."""
     return ((1 << high) - 1) & ~((2 << low) - 1)
+
+
+@njit(cache=True, inline="always")
+def _union_nb(moves):
+    """Every card still held (the holdings are row ``HANDS_ROW`` of ``moves``)."""
+    return moves[HANDS_ROW, 0] | moves[HANDS_ROW, 1] | moves[HANDS_ROW, 2] | moves[HANDS_ROW, 3]
 
 
 @njit(cache=True, inline="always")
@@ -144,13 +156,13 @@ def _top_cards(live, count):
 
 
 @njit(cache=True, inline="always")
-def _side_trumps_rel(hands, players, side_mask, union, needed):
+def _side_trumps_rel(moves, players, side_mask, union, needed):
     """The top trumps ``_sure_later_nb`` relies on for ``needed`` tricks: the side's run of
     top trumps from the top down to where one of its seats holds ``needed`` of them."""
     side_cards = 0
     for seat in range(players):
         if (side_mask >> seat) & 1:
-            side_cards |= hands[seat]
+            side_cards |= moves[HANDS_ROW, seat]
     live = union & TRUMP_MASK
     cards = 0
     while live != 0:
@@ -160,13 +172,13 @@ def _side_trumps_rel(hands, players, side_mask, union, needed):
         cards |= 1 << top
         live ^= 1 << top
         for seat in range(players):
-            if (side_mask >> seat) & 1 and popcount(hands[seat] & cards) >= needed:
+            if (side_mask >> seat) & 1 and popcount(moves[HANDS_ROW, seat] & cards) >= needed:
                 return cards
     return cards
 
 
 @njit(cache=True, inline="always")
-def _sure_later_nb(hands, players, side_mask, union):
+def _sure_later_nb(moves, players, side_mask, union):
     """Tricks a side takes whoever leads: a card of the side's run of top trumps wins the trick
     it is played to (or a partner's higher trump does). One seat's cards fall in different
     tricks, so the largest count of one seat is a lower bound. (A top card of another suit
@@ -175,7 +187,7 @@ def _sure_later_nb(hands, players, side_mask, union):
     side_cards = 0
     for seat in range(players):
         if (side_mask >> seat) & 1:
-            side_cards |= hands[seat]
+            side_cards |= moves[HANDS_ROW, seat]
     runs = 0
     live = union & TRUMP_MASK
     while live != 0:
@@ -187,21 +199,21 @@ def _sure_later_nb(hands, players, side_mask, union):
     best = 0
     for seat in range(players):
         if (side_mask >> seat) & 1:
-            count = popcount(hands[seat] & runs)
+            count = popcount(moves[HANDS_ROW, seat] & runs)
             if count > best:
                 best = count
     return best
 
 
 @njit(cache=True, inline="always")
-def _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union, needed):
+def _quick_nb(rules, moves, leader, max_mask, broken, tidx, union, needed):
     """Quick tricks: tricks the leader's side takes by cashing the leader's top cards, the
     run of top trumps first (when trumps may be led), then in each side suit the run of top
     cards for as many rounds as every opponent holding trumps can follow (one who cannot
     would ruff and take the lead). The partner never has to ruff a winner while it holds as
     many non-trumps as the side-suit tricks cashed; otherwise only trumps count."""
     players = rules.players
-    lead_hand = hands[leader]
+    lead_hand = moves[HANDS_ROW, leader]
     leader_max = (max_mask >> leader) & 1
     sure = 0
     rel = 0
@@ -209,7 +221,7 @@ def _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union, needed):
         sure = min(_top_run(lead_hand & TRUMP_MASK, union & TRUMP_MASK), needed)
         rel = _top_cards(union & TRUMP_MASK, sure)
         if sure >= needed:
-            ctx[CTX_REL] = rel
+            moves[CTX_ROW, CTX_REL] = rel
             return sure
     side = 0
     side_rel = 0
@@ -223,7 +235,7 @@ def _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union, needed):
         for other in range(players):
             if other == leader or ((max_mask >> other) & 1) == leader_max:
                 continue
-            held = hands[other]
+            held = moves[HANDS_ROW, other]
             if held & TRUMP_MASK:
                 length = popcount(held & suit_cards)
                 if length < run:
@@ -234,22 +246,22 @@ def _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union, needed):
     if side > 0:
         for other in range(players):
             if other != leader and ((max_mask >> other) & 1) == leader_max:
-                held = hands[other]
+                held = moves[HANDS_ROW, other]
                 if (held & TRUMP_MASK) != 0 and popcount(held & ~TRUMP_MASK) < side:
                     side = 0
                     side_rel = 0
-    ctx[CTX_REL] = rel | side_rel
+    moves[CTX_ROW, CTX_REL] = rel | side_rel
     return sure + side
 
 
 @njit(cache=True, inline="always")
-def _suit_code_nb(hands, live, suit):
+def _suit_code_nb(moves, live, suit):
     """The owners of the live cards of a suit from the highest down, two bits each, from the
     top of a 32-bit field (so the top ``d`` cards are the field's top ``2 d`` bits)."""
     cards = live & _suit_mask(suit)
     value = 0
     shift = 30
-    h1, h2, h3 = hands[1], hands[2], hands[3]
+    h1, h2, h3 = moves[HANDS_ROW, 1], moves[HANDS_ROW, 2], moves[HANDS_ROW, 3]
     while cards != 0:
         card = highest_card(cards)
         cards ^= 1 << card
@@ -272,15 +284,15 @@ def _tt_index(key1, key2, mask):
 
 
 @njit(cache=True, inline="always")
-def _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
+def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
             on_table, maximizing, nil_seat):
     """Fill ``moves[ply]``: one card of each run of equivalent legal cards, best first (row
     ``ply`` holds the count at column 39, the cards from column 0, their scores from 20)."""
     players = rules.players
-    max_mask = ctx[CTX_MAX]
+    max_mask = moves[CTX_ROW, CTX_MAX]
     side_mask = max_mask if maximizing else ((1 << players) - 1) & ~max_mask
-    union = hands[0] | hands[1] | hands[2] | hands[3]
-    hand = hands[seat]
+    union = _union_nb(moves)
+    hand = moves[HANDS_ROW, seat]
     blockers = (union & ~hand) | on_table
     partners = 0
     opponents = 0
@@ -288,15 +300,15 @@ def _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_stren
         if other == seat:
             continue
         if (side_mask >> other) & 1:
-            partners |= hands[other]
+            partners |= moves[HANDS_ROW, other]
         else:
-            opponents |= hands[other]
+            opponents |= moves[HANDS_ROW, other]
     # Opponents who play after this seat in this trick (for followers' "sure winner" test).
     later = 0
     for step in range(pos + 1, players):
         other = wrap_seat_nb(seat + step - pos, players)
         if ((side_mask >> other) & 1) == 0:
-            later |= hands[other]
+            later |= moves[HANDS_ROW, other]
     own_winning = pos > 0 and ((side_mask >> win_seat) & 1) == 1
     last = pos == players - 1
     count = 0
@@ -334,7 +346,7 @@ def _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_stren
                     if suit != 3:
                         for other in range(players):
                             if other != seat and ((side_mask >> other) & 1) == 0:
-                                held = hands[other]
+                                held = moves[HANDS_ROW, other]
                                 if (held & _suit_mask(suit)) == 0 and (held & TRUMP_MASK) != 0:
                                     ruffable = True
                     score = 30 if ruffable else 100
@@ -363,7 +375,7 @@ def _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_stren
                                 for step in range(pos + 1, players):
                                     other = wrap_seat_nb(seat + step - pos, players)
                                     if ((side_mask >> other) & 1) == 0:
-                                        held = hands[other]
+                                        held = moves[HANDS_ROW, other]
                                         if (held & _suit_mask(suit)) == 0 and \
                                                 (held & TRUMP_MASK) != 0:
                                             beaten = True
@@ -386,38 +398,39 @@ def _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_stren
     return True
 
 
-@njit(_BOOL(_SEARCH_RULES, _ARR, _ARR, _ARR2, _ARR2, _I64, _I64, _I64, _I64, _I64, _I64, _I64,
-            _I64, _I64), cache=True)
-def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask, win_strength,
+@njit(_BOOL(_SEARCH_RULES, _ARR2, _ARR2, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64),
+      cache=True)
+def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_strength,
                win_seat, on_table, target):
-    """Whether the maximising side (``ctx[CTX_MAX]``) can take at least ``target`` of the
-    remaining tricks (the current one included), or, in a nil search (``ctx[CTX_NIL] >= 0``),
-    whether the nil side can keep the bidder from winning any trick.
+    """Whether the maximising side (context slot ``CTX_MAX``) can take at least ``target`` of
+    the remaining tricks (the current one included), or, in a nil search (slot ``CTX_NIL`` at
+    least 0), whether the nil side can keep the bidder from winning any trick.
 
-    ``hands`` (int64[4], changed and restored in place) are the holdings; ``pos`` cards of trick
+    ``moves`` holds the ply rows, the context (row ``CTX_ROW``) and the holdings (row
+    ``HANDS_ROW``, changed and restored in place); ``pos`` cards of trick
     ``tidx`` are down (``on_table``), led by ``leader``, with the led suit's mask, the winning
     strength (``card_strength_nb``) and seat so far; ``broken`` is whether spades are broken.
     """
     players = rules.players
-    max_mask = ctx[CTX_MAX]
-    nil_seat = ctx[CTX_NIL]
-    ctx[CTX_NODES] += 1
-    ctx[20 + tidx] += 1
+    max_mask = moves[CTX_ROW, CTX_MAX]
+    nil_seat = moves[CTX_ROW, CTX_NIL]
+    moves[CTX_ROW, CTX_NODES] += 1
+    moves[CTX_ROW, 20 + tidx] += 1
     if pos == 0:
-        ctx[40 + tidx] += 1
+        moves[CTX_ROW, 40 + tidx] += 1
     # Run-time zeros: literal arguments in the recursive calls would make numba type (and
     # mangle) the self-call as another specialisation, which a cached load cannot resolve.
-    zero = ctx[CTX_SIZE - 1]
+    zero = moves[CTX_ROW, CTX_SIZE - 1]
     none = zero - 1
     lower = 0
     upper = 0
     agg1 = 0
     agg2 = 0
     ply = tidx * players + pos
-    union = hands[0] | hands[1] | hands[2] | hands[3]
+    union = _union_nb(moves)
     remaining = rules.hand_size - tidx
     if pos == 0:
-        ctx[CTX_REL] = 0
+        moves[CTX_ROW, CTX_REL] = 0
         if nil_seat < 0:
             if target <= 0:
                 return True
@@ -428,50 +441,50 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
         else:
             # The bidder holds the top trump: the trick it is played to is the bidder's.
             trumps = union & TRUMP_MASK
-            if trumps != 0 and (hands[nil_seat] >> highest_card(trumps)) & 1:
-                ctx[CTX_QUICK_CUT] += 1
-                ctx[CTX_REL] = 1 << highest_card(trumps)
+            if trumps != 0 and (moves[HANDS_ROW, nil_seat] >> highest_card(trumps)) & 1:
+                moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                moves[CTX_ROW, CTX_REL] = 1 << highest_card(trumps)
                 return False
         leader_max = (max_mask >> leader) & 1
         # Quick tricks of the side on lead.
         if nil_seat < 0 and not (rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0):
             needed = target if leader_max else remaining - target + 1
-            sure = _quick_nb(rules, hands, ctx, leader, max_mask, broken, tidx, union, needed)
+            sure = _quick_nb(rules, moves, leader, max_mask, broken, tidx, union, needed)
             if leader_max:
                 if sure >= target:
-                    ctx[CTX_QUICK_CUT] += 1
+                    moves[CTX_ROW, CTX_QUICK_CUT] += 1
                     return True
             elif remaining - sure < target:
-                ctx[CTX_QUICK_CUT] += 1
+                moves[CTX_ROW, CTX_QUICK_CUT] += 1
                 return False
         if nil_seat < 0:
-            if _sure_later_nb(hands, players, max_mask, union) >= target:
-                ctx[CTX_QUICK_CUT] += 1
-                ctx[CTX_REL] = _side_trumps_rel(hands, players, max_mask, union, target)
+            if _sure_later_nb(moves, players, max_mask, union) >= target:
+                moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                moves[CTX_ROW, CTX_REL] = _side_trumps_rel(moves, players, max_mask, union, target)
                 return True
             others = ((1 << players) - 1) & ~max_mask
-            if remaining - _sure_later_nb(hands, players, others, union) < target:
-                ctx[CTX_QUICK_CUT] += 1
-                ctx[CTX_REL] = _side_trumps_rel(hands, players, others, union,
+            if remaining - _sure_later_nb(moves, players, others, union) < target:
+                moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                moves[CTX_ROW, CTX_REL] = _side_trumps_rel(moves, players, others, union,
                                                 remaining - target + 1)
                 return False
-        ctx[CTX_BOUNDARY] += 1
+        moves[CTX_ROW, CTX_BOUNDARY] += 1
         # Transposition table (partition search): the bucket is the suit lengths of every
         # hand, the leader, the broken flag and the maximising side; an entry holds for every
         # position whose top cards of each suit, down to the lowest card whose rank the
         # answer relied on, have the owners it records.
         key_broken = broken if rules.spades_lead == SPADES_LEAD_BROKEN else 0
-        code0 = _suit_code_nb(hands, union, 0) | (_suit_code_nb(hands, union, 1) << 32)
-        code1 = _suit_code_nb(hands, union, 2) | (_suit_code_nb(hands, union, 3) << 32)
+        code0 = _suit_code_nb(moves, union, 0) | (_suit_code_nb(moves, union, 1) << 32)
+        code1 = _suit_code_nb(moves, union, 2) | (_suit_code_nb(moves, union, 3) << 32)
         for suit in range(4):
             suit_cards = _suit_mask(suit)
             for other in range(players):
-                agg1 |= popcount(hands[other] & suit_cards) << (16 * suit + 4 * other)
+                agg1 |= popcount(moves[HANDS_ROW, other] & suit_cards) << (16 * suit + 4 * other)
         agg2 = leader | (key_broken << 2) | (max_mask << 3) | (1 << 8)
         lower = 0
         upper = remaining if nil_seat < 0 else 1
         head_index = _tt_index(agg1, agg2, (1 << HEAD_BITS) - 1)
-        stamp = ctx[CTX_STAMP]
+        stamp = moves[CTX_ROW, CTX_STAMP]
         head = tt[head_index >> 3, head_index & 7]
         block = (head & 0xFFFFFF) - 1 if (head >> 24) == stamp else -1
         while block >= 0:
@@ -488,17 +501,17 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
                 found_lower = (info >> 8) & 0xFF
                 found_upper = info & 0xFF
                 if found_lower >= target or found_upper < target:
-                    ctx[CTX_TT_CUT] += 1
+                    moves[CTX_ROW, CTX_TT_CUT] += 1
                     rel = 0
                     for suit in range(4):
                         field = (tt[row, 4 + (suit >> 1)] >> (32 * (suit & 1))) & 0xFFFFFFFF
                         rel |= _top_cards(union & _suit_mask(suit), popcount(field) // 2)
-                    ctx[CTX_REL] = rel
+                    moves[CTX_ROW, CTX_REL] = rel
                     return found_lower >= target
         moves[ply, 40] = code0
         moves[ply, 41] = code1
     seat = wrap_seat_nb(leader + pos, players)
-    hand = hands[seat]
+    hand = moves[HANDS_ROW, seat]
     if pos == 0:
         if rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0:
             legal = hand & 1
@@ -507,7 +520,7 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
     else:
         legal = follow_mask_nb(hand, led_mask)
     maximizing = (max_mask >> seat) & 1
-    _gen_nb(rules, hands, ctx, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
+    _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
             on_table, maximizing, nil_seat)
     count = moves[ply, 39]
     result = maximizing == 0
@@ -522,7 +535,7 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
             # small card of this suit already tried: the same answer (one small card a suit).
             continue
         bit = 1 << card
-        hands[seat] = hand ^ bit
+        moves[HANDS_ROW, seat] = hand ^ bit
         if pos == 0:
             new_led = suit_mask_of_card_nb(card)
             new_broken = broken | int((card >= 39) & ((hand & _NON_TRUMP) == 0)
@@ -545,41 +558,40 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
             if nil_seat >= 0:
                 if new_seat == nil_seat:
                     answer = False
-                    ctx[CTX_REL] = 0
+                    moves[CTX_ROW, CTX_REL] = 0
                 else:
-                    answer = _search_nb(rules, hands, ctx, tt, moves, zero, new_seat, new_broken,
+                    answer = _search_nb(rules, tt, moves, zero, new_seat, new_broken,
                                         tidx + 1, zero, none, none, zero, target)
             else:
-                answer = _search_nb(rules, hands, ctx, tt, moves, zero, new_seat, new_broken,
+                answer = _search_nb(rules, tt, moves, zero, new_seat, new_broken,
                                     tidx + 1, zero, none, none, zero,
                                     target - ((max_mask >> new_seat) & 1))
             if rank_win:
                 # The winner's rank matters, and so do the cards of its hand equivalent to it
                 # (a lower one of them would have won too, and was not tried).
-                winner_hand = hands[new_seat]
+                winner_hand = moves[HANDS_ROW, new_seat]
                 below = ((1 << won_by) - 1) & _suit_mask(3 if won_by >= 39 else won_by // 13)
-                others = ((hands[0] | hands[1] | hands[2] | hands[3]) & ~winner_hand) \
-                    | on_table | bit
+                others = (_union_nb(moves) & ~winner_hand) | on_table | bit
                 floor = others & below
                 if floor != 0:
                     below &= ~((2 << highest_card(floor)) - 1)
-                ctx[CTX_REL] |= (1 << won_by) | (winner_hand & below)
+                moves[CTX_ROW, CTX_REL] |= (1 << won_by) | (winner_hand & below)
         else:
-            answer = _search_nb(rules, hands, ctx, tt, moves, pos + 1, leader, new_broken, tidx,
+            answer = _search_nb(rules, tt, moves, pos + 1, leader, new_broken, tidx,
                                 new_led, strength, new_seat, on_table | bit, target)
-        hands[seat] = hand
+        moves[HANDS_ROW, seat] = hand
         if answer == (maximizing != 0):
             result = answer
-            rel = ctx[CTX_REL]
-            ctx[8 + (i > 0) + 2 * (pos == 0)] += 1
+            rel = moves[CTX_ROW, CTX_REL]
+            moves[CTX_ROW, 8 + (i > 0) + 2 * (pos == 0)] += 1
             break
-        rel |= ctx[CTX_REL]
+        rel |= moves[CTX_ROW, CTX_REL]
         if moves[ply, 48 + card_suit] < 0:
             relied = rel & _suit_mask(card_suit)
             low = lowest_card(relied) if relied != 0 else 64
             if card < low:
                 moves[ply, 48 + card_suit] = low
-    ctx[12 + (pos == 0)] += 1
+    moves[CTX_ROW, 12 + (pos == 0)] += 1
     if pos == 0:
         if rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0:
             rel |= 1
@@ -602,7 +614,7 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
         # The same class already in the bucket's chain: merge the bounds; else a new entry in
         # the chain's newest block, or in a new block at its head (a full pool empties the
         # table: a new stamp).
-        stamp = ctx[CTX_STAMP]
+        stamp = moves[CTX_ROW, CTX_STAMP]
         head_index = _tt_index(agg1, agg2, (1 << HEAD_BITS) - 1)
         head = tt[head_index >> 3, head_index & 7]
         first = (head & 0xFFFFFF) - 1 if (head >> 24) == stamp else -1
@@ -627,13 +639,13 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
                 row = HEAD_ROWS + first + used
                 tt[HEAD_ROWS + first, 7] += 1
             else:
-                if ctx[CTX_POOL] + BLOCK > tt.shape[0] - HEAD_ROWS:
-                    ctx[CTX_STAMP] += 1
-                    stamp = ctx[CTX_STAMP]
-                    ctx[CTX_POOL] = 0
+                if moves[CTX_ROW, CTX_POOL] + BLOCK > tt.shape[0] - HEAD_ROWS:
+                    moves[CTX_ROW, CTX_STAMP] += 1
+                    stamp = moves[CTX_ROW, CTX_STAMP]
+                    moves[CTX_ROW, CTX_POOL] = 0
                     first = -1
-                block = ctx[CTX_POOL]
-                ctx[CTX_POOL] = block + BLOCK
+                block = moves[CTX_ROW, CTX_POOL]
+                moves[CTX_ROW, CTX_POOL] = block + BLOCK
                 row = HEAD_ROWS + block
                 tt[row, 7] = ((first + 1) << 8) | 1
                 tt[head_index >> 3, head_index & 7] = (stamp << 24) | (block + 1)
@@ -644,9 +656,9 @@ def _search_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask
         tt[row, 4] = mask0
         tt[row, 5] = mask1
         tt[row, 6] = (lower << 8) | upper
-        ctx[CTX_REL] = rel
+        moves[CTX_ROW, CTX_REL] = rel
     else:
-        ctx[CTX_REL] = rel
+        moves[CTX_ROW, CTX_REL] = rel
     return result
 
 
@@ -660,9 +672,9 @@ def search_rules_nb(rules):
                        rules.broken_by_forced_lead, rules.first_leader)
 
 
-@njit(_I64(_RULES, _ARR, _ARR, _ARR2, _ARR2, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64,
-           _I64), cache=True)
-def _value_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask, win_strength,
+@njit(_I64(_RULES, _ARR, _ARR2, _ARR2, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64),
+      cache=True)
+def _value_nb(rules, hands, tt, moves, pos, leader, broken, tidx, led_mask, win_strength,
               win_seat, on_table, guess):
     """The maximising side's remaining tricks (the current trick included): null-window
     questions from ``guess`` up or down until the answer is pinned."""
@@ -670,10 +682,12 @@ def _value_nb(rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask,
     high = rules.hand_size - tidx
     probe = guess
     search_rules = search_rules_nb(rules)
+    for seat in range(4):
+        moves[HANDS_ROW, seat] = hands[seat]
     while low < high:
         target = min(max(probe, low + 1), high)
-        ctx[CTX_QUESTIONS] += 1
-        if _search_nb(search_rules, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask,
+        moves[CTX_ROW, CTX_QUESTIONS] += 1
+        if _search_nb(search_rules, tt, moves, pos, leader, broken, tidx, led_mask,
                       win_strength, win_seat, on_table, target):
             low = target
             probe = target + 1
@@ -705,8 +719,8 @@ def _guess_nb(rules, hands, max_mask, remaining):
     return (2 * remaining * mine + total) // (2 * total)
 
 
-@njit(types.void(_RULES, _ARR2, _ARR, _I64, _ARR2, _ARR, _ARR2, _ARR2), cache=True)
-def solve_deals_nb(rules, deals, leaders, broken, out, ctx, tt, moves):
+@njit(types.void(_RULES, _ARR2, _ARR, _I64, _ARR2, _ARR2, _ARR2), cache=True)
+def solve_deals_nb(rules, deals, leaders, broken, out, tt, moves):
     """Solve deals from a trick boundary: ``out[i]`` gets the remaining tricks of each side
     (partnership) or each seat (individual play, one search per seat).
 
@@ -718,7 +732,7 @@ def solve_deals_nb(rules, deals, leaders, broken, out, ctx, tt, moves):
     players = rules.players
     hands = np.zeros(4, dtype=np.int64)
     previous = np.zeros(4, dtype=np.int64)
-    zero = ctx[CTX_SIZE - 1]
+    zero = moves[CTX_ROW, CTX_SIZE - 1]
     none = zero - 1
     for i in range(deals.shape[0]):
         same = i > 0
@@ -727,24 +741,24 @@ def solve_deals_nb(rules, deals, leaders, broken, out, ctx, tt, moves):
             if i > 0 and deals[i - 1, seat] != hands[seat]:
                 same = False
         if not same:
-            ctx[CTX_STAMP] += 1
-            ctx[CTX_POOL] = 0
-        ctx[CTX_NIL] = -1
+            moves[CTX_ROW, CTX_STAMP] += 1
+            moves[CTX_ROW, CTX_POOL] = 0
+        moves[CTX_ROW, CTX_NIL] = -1
         remaining = popcount(hands[0])
         tidx = rules.hand_size - remaining
         if rules.partnership:
-            ctx[CTX_MAX] = 0b0101
+            moves[CTX_ROW, CTX_MAX] = 0b0101
             guess = previous[0] if same else _guess_nb(rules, hands, 0b0101, remaining)
-            value = _value_nb(rules, hands, ctx, tt, moves, zero, leaders[i], broken, tidx, zero,
+            value = _value_nb(rules, hands, tt, moves, zero, leaders[i], broken, tidx, zero,
                               none, none, zero, guess)
             out[i, 0] = value
             out[i, 1] = remaining - value
             previous[0] = value
         else:
             for seat in range(players):
-                ctx[CTX_MAX] = 1 << seat
+                moves[CTX_ROW, CTX_MAX] = 1 << seat
                 guess = previous[seat] if same else _guess_nb(rules, hands, 1 << seat, remaining)
-                value = _value_nb(rules, hands, ctx, tt, moves, zero, leaders[i], broken, tidx,
+                value = _value_nb(rules, hands, tt, moves, zero, leaders[i], broken, tidx,
                                   zero, none, none, zero, guess)
                 out[i, seat] = value
                 previous[seat] = value
@@ -758,11 +772,10 @@ _STATE: dict = {}
 def _buffers():
     """The solver's preallocated transposition table, move rows and context (made once)."""
     if not _STATE:
-        ctx = np.zeros(CTX_SIZE, dtype=np.int64)
-        ctx[CTX_NIL] = -1
-        _STATE["ctx"] = ctx
         _STATE["tt"] = np.zeros((HEAD_ROWS + (1 << POOL_BITS), TT_COLS), dtype=np.int64)
-        _STATE["moves"] = np.zeros((MOVE_ROWS, MOVE_COLS), dtype=np.int64)
+        _STATE["moves"] = moves = np.zeros((MOVE_ROWS + 2, MOVE_COLS), dtype=np.int64)
+        _STATE["ctx"] = ctx = moves[CTX_ROW]  # a view: the kernels read it as that row
+        ctx[CTX_NIL] = -1
     return _STATE["ctx"], _STATE["tt"], _STATE["moves"]
 
 
@@ -902,7 +915,7 @@ def _run_value(kernel, hands, state, max_mask):
     pos, leader, broken, tidx, led_mask, win_strength, win_seat, on_table = state
     remaining = kernel.hand_size - tidx
     guess = int(_guess_nb(kernel, hands, max_mask, remaining))
-    return int(_value_nb(kernel, hands, ctx, tt, moves, pos, leader, broken, tidx, led_mask,
+    return int(_value_nb(kernel, hands, tt, moves, pos, leader, broken, tidx, led_mask,
                          win_strength, win_seat, on_table, guess))
 
 
@@ -1040,7 +1053,7 @@ def solve_cards(rules: Rules, hands, leader: int, *, trick=(), trick_index: int 
                 guess = min(max(last - taken, 0), remaining)
             else:
                 guess = int(_guess_nb(kernel, child, max_mask, remaining))
-            rest = _value_nb(kernel, child, ctx, tt, moves, 0, winner, now_broken, tidx + 1,
+            rest = _value_nb(kernel, child, tt, moves, 0, winner, now_broken, tidx + 1,
                              0, -1, -1, 0, guess)
             values[card] = last = taken + int(rest)
             continue
@@ -1057,7 +1070,7 @@ def solve_cards(rules: Rules, hands, leader: int, *, trick=(), trick_index: int 
             guess = last
         else:
             guess = int(_guess_nb(kernel, child, max_mask, rules.hand_size - tidx))
-        last = int(_value_nb(kernel, child, ctx, tt, moves, pos + 1, leader, now_broken, tidx,
+        last = int(_value_nb(kernel, child, tt, moves, pos + 1, leader, now_broken, tidx,
                              new_led, strength, new_seat, on_table | (1 << card), guess))
         values[card] = last
     return values
@@ -1095,7 +1108,8 @@ def nil_safe(rules: Rules, hands, leader: int, nil_seat: int, *, trick=(), trick
     ctx[CTX_MAX] = (0b0101 << (nil_seat % 2)) if rules.partnership else 1 << nil_seat
     ctx[CTX_NIL] = nil_seat
     try:
-        return bool(_search_nb(search_rules_nb(kernel), hands, ctx, tt, moves, *state, 1))
+        moves[HANDS_ROW, :4] = hands
+        return bool(_search_nb(search_rules_nb(kernel), tt, moves, *state, 1))
     finally:
         ctx[CTX_NIL] = -1
 
@@ -1168,7 +1182,7 @@ def solve_deals(rules: Rules, hands, leaders, *, spades_broken: bool = False) ->
                                   f"to lead the first trick (two_of_clubs)")
     out = np.zeros((deals.shape[0], rules.n_sides), dtype=np.int64)
     ctx, tt, moves = _buffers()
-    solve_deals_nb(kernel, full, leaders, int(bool(spades_broken)), out, ctx, tt, moves)
+    solve_deals_nb(kernel, full, leaders, int(bool(spades_broken)), out, tt, moves)
     return out
 
 
