@@ -1,4 +1,5 @@
-"""Bitboard helpers: popcount, lowest and highest set bit, n-th set bit, suit masks.
+"""Bitboard helpers: popcount, lowest and highest set bit, n-th set bit, bit gather and
+scatter (pext, pdep), suit masks.
 
 Bitboards are int64 with bit 63 never used. The compiled versions use LLVM's ctpop/cttz/ctlz;
 with ``NUMBA_DISABLE_JIT=1`` the same names are plain Python, so every kernel still runs.
@@ -65,6 +66,17 @@ else:
 
         return types.int64(types.int64, types.int64), codegen
 
+    @intrinsic
+    def _pext(typingctx, source, mask):
+        def codegen(context, builder, signature, args):
+            i64 = ir.IntType(64)
+            function = builder.module.declare_intrinsic(
+                "llvm.x86.bmi.pext.64", fnty=ir.FunctionType(i64, [i64, i64])
+            )
+            return builder.call(function, args)
+
+        return types.int64(types.int64, types.int64), codegen
+
     @njit(cache=True, inline="always")
     def popcount(mask):
         """Number of cards in ``mask``."""
@@ -90,6 +102,32 @@ def _host_has_bmi2() -> bool:
         return False
 
 
+@njit(cache=True, inline="always")
+def pext_loop_nb(source, mask):
+    """The bits of ``source`` under ``mask``, packed to the bottom in order (a loop; what
+    ``pext_nb`` is without BMI2)."""
+    packed = 0
+    position = 0
+    while mask != 0:
+        packed |= ((source >> lowest_card(mask)) & 1) << position
+        position += 1
+        mask &= mask - 1
+    return packed
+
+
+@njit(cache=True, inline="always")
+def pdep_loop_nb(source, mask):
+    """The low bits of ``source`` deposited in order onto the set bits of ``mask`` (a loop;
+    what ``pdep_nb`` is without BMI2)."""
+    spread = 0
+    position = 0
+    while mask != 0:
+        spread |= ((source >> position) & 1) << lowest_card(mask)
+        position += 1
+        mask &= mask - 1
+    return spread
+
+
 if not config.DISABLE_JIT and _host_has_bmi2():
     # BMI2's pdep deposits bit ``index`` straight onto the index-th set bit: no loop, no
     # unpredictable branch. Numba's cache is keyed by the host CPU, so this never runs elsewhere.
@@ -97,6 +135,16 @@ if not config.DISABLE_JIT and _host_has_bmi2():
     def nth_card_nb(mask, index):
         """The ``index``-th lowest card of ``mask`` (0-based); ``index < popcount(mask)``."""
         return lowest_card(_pdep(1 << index, mask))
+
+    @njit(cache=True, inline="always")
+    def pext_nb(source, mask):
+        """The bits of ``source`` under ``mask``, packed to the bottom in order (BMI2 pext)."""
+        return _pext(source, mask)
+
+    @njit(cache=True, inline="always")
+    def pdep_nb(source, mask):
+        """The low bits of ``source`` deposited in order onto the set bits of ``mask`` (pdep)."""
+        return _pdep(source, mask)
 
 else:
 
@@ -106,6 +154,9 @@ else:
         for _ in range(index):
             mask &= mask - 1
         return lowest_card(mask)
+
+    pext_nb = pext_loop_nb
+    pdep_nb = pdep_loop_nb
 
 
 @njit(cache=True, inline="always")

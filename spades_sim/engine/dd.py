@@ -65,7 +65,15 @@ from ..core.cards import SUITS, parse_card
 from ..core.errors import SpadesError
 from ..core.rules import KernelRules, Rules
 from ..core.tricks import breaks_spades, legal_cards, trick_winner
-from .bits import TRUMP_MASK, highest_card, lowest_card, popcount, wrap_seat_nb
+from .bits import (
+    TRUMP_MASK,
+    highest_card,
+    lowest_card,
+    pdep_nb,
+    pext_nb,
+    popcount,
+    wrap_seat_nb,
+)
 from .layout import (
     FIRST_LEADER_TWO_OF_CLUBS,
     SPADES_LEAD_BROKEN,
@@ -111,6 +119,7 @@ MOVE_COLS = 64
 CTX_ROW = MOVE_ROWS
 HANDS_ROW = MOVE_ROWS + 1
 _NON_TRUMP = (1 << 39) - 1
+_EVEN_BITS = 0x1555555555555555  # bits 0, 2, .., 60: room for 2-bit owners of 30 cards
 
 
 @njit(cache=True, inline="always")
@@ -257,18 +266,18 @@ def _quick_nb(rules, moves, leader, max_mask, broken, tidx, union, needed):
 @njit(cache=True, inline="always")
 def _suit_code_nb(moves, live, suit):
     """The owners of the live cards of a suit from the highest down, two bits each, from the
-    top of a 32-bit field (so the top ``d`` cards are the field's top ``2 d`` bits)."""
+    top of a 32-bit field (so the top ``d`` cards are the field's top ``2 d`` bits).
+
+    Gathered without a loop: each of seats 1..3 gives a bit a live card (pext, lowest card
+    first), spread to the low (seats 1 and 3) and high (seats 2 and 3) bit of each 2-bit owner
+    (pdep), then shifted to the top of the field.
+    """
     cards = live & _suit_mask(suit)
-    value = 0
-    shift = 30
-    h1, h2, h3 = moves[HANDS_ROW, 1], moves[HANDS_ROW, 2], moves[HANDS_ROW, 3]
-    while cards != 0:
-        card = highest_card(cards)
-        cards ^= 1 << card
-        owner = ((h1 >> card) & 1) | (((h2 >> card) & 1) << 1) | (((h3 >> card) & 1) * 3)
-        value |= owner << shift
-        shift -= 2
-    return value
+    b1 = pext_nb(moves[HANDS_ROW, 1], cards)
+    b2 = pext_nb(moves[HANDS_ROW, 2], cards)
+    b3 = pext_nb(moves[HANDS_ROW, 3], cards)
+    spread = pdep_nb(b1 | b3, _EVEN_BITS) | pdep_nb(b2 | b3, _EVEN_BITS << 1)
+    return spread << (32 - 2 * popcount(cards))
 
 
 @njit(cache=True, inline="always")
