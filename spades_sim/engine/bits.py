@@ -55,27 +55,25 @@ else:
 
         return types.int64(types.int64), codegen
 
-    @intrinsic
-    def _pdep(typingctx, source, mask):
+    def _bmi2_codegen(name):
+        """Code for BMI2's ``name`` instruction (``pdep`` or ``pext``) on two int64."""
+
         def codegen(context, builder, signature, args):
             i64 = ir.IntType(64)
             function = builder.module.declare_intrinsic(
-                "llvm.x86.bmi.pdep.64", fnty=ir.FunctionType(i64, [i64, i64])
+                f"llvm.x86.bmi.{name}.64", fnty=ir.FunctionType(i64, [i64, i64])
             )
             return builder.call(function, args)
 
-        return types.int64(types.int64, types.int64), codegen
+        return codegen
+
+    @intrinsic
+    def _pdep(typingctx, source, mask):
+        return types.int64(types.int64, types.int64), _bmi2_codegen("pdep")
 
     @intrinsic
     def _pext(typingctx, source, mask):
-        def codegen(context, builder, signature, args):
-            i64 = ir.IntType(64)
-            function = builder.module.declare_intrinsic(
-                "llvm.x86.bmi.pext.64", fnty=ir.FunctionType(i64, [i64, i64])
-            )
-            return builder.call(function, args)
-
-        return types.int64(types.int64, types.int64), codegen
+        return types.int64(types.int64, types.int64), _bmi2_codegen("pext")
 
     @njit(cache=True, inline="always")
     def popcount(mask):
