@@ -98,8 +98,11 @@ def playout_nb(rules, play_bits, facts, hands, leader, n_played, led_mask, winni
             legal = follow_mask_nb(hand, led_mask)
             played_mask = 0
             winning_card = winning_strength & 63
-        card = heuristic_card_nb(rules, play_bits, seat, hand, legal, position, leader,
-                                 winning_card, winning_seat, facts, tricks, played_mask)
+        if (legal & (legal - 1)) == 0:
+            card = lowest_card(legal)  # forced: the policy would choose it too
+        else:
+            card = heuristic_card_nb(rules, play_bits, seat, hand, legal, position, leader,
+                                     winning_card, winning_seat, facts, tricks, played_mask)
         hands[seat] = hand ^ (1 << card)
         if leading:
             led_mask = suit_mask_of_card_nb(card)
