@@ -39,8 +39,8 @@ the exact count (MTD-f style). What makes it fast:
   the side holds the next two. These rules, after DDS's move ordering, cut the tree by about
   two fifths.
 
-Speed (``benchmarks/README.md``): 0.148 of DDS's on full deals (9.6 against 65.1 positions a
-second per core on 2,000 deals), 0.38 after three tricks, faster than DDS on short endings.
+Speed (``benchmarks/README.md``): 0.150 of DDS's on full deals (9.9 against 66.2 positions a
+second per core on 2,000 deals), 0.32-0.38 after three tricks, faster than DDS on short endings.
 Tried and dropped: a killer move per ply (3-4 times the nodes: the static ordering is better),
 quick tricks through the partner's entries (4% fewer nodes, no faster), the table's best lead
 tried first (0.8% fewer nodes, no faster) and a row of tags a block to skip entries (slower).
