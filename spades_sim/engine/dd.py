@@ -223,6 +223,16 @@ def _sure_later_nb(moves, players, side_mask, union):
 
 
 @njit(cache=True, inline="always")
+def _longest_other(moves, players, seat, cards):
+    """The most of ``cards`` that one seat other than ``seat`` holds."""
+    longest = 0
+    for other in range(players):
+        if other != seat:
+            longest = max(longest, popcount(moves[HANDS_ROW, other] & cards))
+    return longest
+
+
+@njit(cache=True, inline="always")
 def _quick_nb(rules, moves, leader, max_mask, broken, tidx, union, needed):
     """Quick tricks: tricks the leader's side takes by cashing the leader's top cards, the
     run of top trumps first (when trumps may be led), then in each side suit the run of top
@@ -240,23 +250,18 @@ def _quick_nb(rules, moves, leader, max_mask, broken, tidx, union, needed):
     drawn = 0  # rounds of trumps cashed: a seat with no more trumps than that has none left
     if lead_mask_nb(rules, lead_hand, broken, tidx) & TRUMP_MASK:
         live_trumps = union & TRUMP_MASK
-        drawn = _top_run(lead_hand & TRUMP_MASK, live_trumps)
-        sure = drawn
-        if drawn > 0:
-            # Length: when no other hand holds more trumps than the run, all of the
-            # leader's trumps are winners.
-            longest = 0
-            for other in range(players):
-                if other != leader:
-                    longest = max(longest, popcount(moves[HANDS_ROW, other] & TRUMP_MASK))
-            if longest <= drawn:
-                sure = popcount(lead_hand & TRUMP_MASK)
-                drawn = 16
+        top_trumps = _top_run(lead_hand & TRUMP_MASK, live_trumps)
+        sure = top_trumps
+        drawn = top_trumps
+        # Length: when no other hand holds more trumps than the run, all of the leader's
+        # trumps are winners (and the others have none left).
+        if top_trumps > 0 and _longest_other(moves, players, leader, TRUMP_MASK) <= top_trumps:
+            sure = popcount(lead_hand & TRUMP_MASK)
+            drawn = 16
+        rel = _top_cards(live_trumps, min(needed, top_trumps))
         if sure >= needed:
-            moves[CTX_ROW, CTX_REL] = _top_cards(live_trumps, min(needed, _top_run(
-                lead_hand & TRUMP_MASK, live_trumps)))
+            moves[CTX_ROW, CTX_REL] = rel
             return needed
-        rel = _top_cards(live_trumps, _top_run(lead_hand & TRUMP_MASK, live_trumps))
     trumpless = True  # no opponent holds a trump once the trumps are drawn
     for other in range(players):
         if ((max_mask >> other) & 1) != leader_max and \
@@ -274,11 +279,7 @@ def _quick_nb(rules, moves, leader, max_mask, broken, tidx, union, needed):
             continue
         run = top
         if trumpless:
-            longest = 0
-            for other in range(players):
-                if other != leader:
-                    longest = max(longest, popcount(moves[HANDS_ROW, other] & suit_cards))
-            if longest <= top:
+            if _longest_other(moves, players, leader, suit_cards) <= top:
                 run = popcount(lead_hand & suit_cards)
         else:
             for other in range(players):
