@@ -441,27 +441,26 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
                     score = 60 - rank
                 else:
                     score = 20 - rank
+                    # The live cards below the top: the second and third best (-1: none).
+                    below = suit_live ^ (1 << top_live)
+                    second_best = highest_card(below) if below != 0 else -1
+                    below ^= (1 << second_best) if below != 0 else 0
+                    third_best = highest_card(below) if below != 0 else -1
                     # The side holds the second and third best: a low lead drives out the top.
-                    if (suit_live & (suit_live - 1)) != 0:
-                        rest = suit_live ^ (1 << top_live)
-                        second_best = highest_card(rest)
-                        rest ^= 1 << second_best
-                        side_cards = partners | hand
-                        if rest != 0 and (side_cards >> second_best) & 1 \
-                                and (side_cards >> highest_card(rest)) & 1:
-                            score += 15
+                    side_cards = partners | hand
+                    if third_best >= 0 and (side_cards >> second_best) & 1 \
+                            and (side_cards >> third_best) & 1:
+                        score += 15
                     # Through the second hand's top card to the partner's second best; not
                     # into the fourth hand's top cards.
                     if players == 4:
-                        second = wrap_seat_nb(seat + 1, players)
-                        fourth = wrap_seat_nb(seat + 3, players)
-                        below_top = highest_card(suit_live ^ (1 << top_live)) \
-                            if (suit_live & (suit_live - 1)) != 0 else -1
-                        held4 = moves[HANDS_ROW, fourth]
-                        if (held4 >> top_live) & 1 or (below_top >= 0 and (held4 >> below_top) & 1):
+                        held2 = moves[HANDS_ROW, wrap_seat_nb(seat + 1, players)]
+                        held4 = moves[HANDS_ROW, wrap_seat_nb(seat + 3, players)]
+                        if (held4 >> top_live) & 1 or \
+                                (second_best >= 0 and (held4 >> second_best) & 1):
                             score -= 12
-                        elif (moves[HANDS_ROW, second] >> top_live) & 1 and below_top >= 0 \
-                                and (partners >> below_top) & 1:
+                        elif (held2 >> top_live) & 1 and second_best >= 0 \
+                                and (partners >> second_best) & 1:
                             score += 27
                     if suit == 3:
                         score -= 8
