@@ -544,6 +544,7 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
     upper = 0
     agg1 = 0
     agg2 = 0
+    fine_key = 0
     ply = tidx * players + pos
     union = _union_nb(moves)
     remaining = rules.hand_size - tidx
@@ -601,31 +602,42 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
         agg2 = leader | (key_broken << 2) | (max_mask << 3) | (1 << 8)
         lower = 0
         upper = remaining if nil_seat < 0 else 1
-        head_index = _tt_index(agg1, agg2, (1 << HEAD_BITS) - 1)
+        # In a nil search, two tiers: an entry that relies on the top card of every suit
+        # still held lives in a bucket keyed on those cards' owners too (the fine key), the
+        # others in the plain bucket. A nil search stores many more entries a bucket than
+        # a trick search (in the slowest question seen, an entry's bucket held some 1,900
+        # entries on average), and walking them cost most of its time.
+        tops = ((code0 >> 30) & 3) | (((code0 >> 62) & 3) << 2) | (((code1 >> 30) & 3) << 4) \
+            | (((code1 >> 62) & 3) << 6)
+        fine_key = agg2 | (1 << 9) | (tops << 10)
         stamp = moves[CTX_ROW, CTX_STAMP]
-        head = tt[head_index >> 3, head_index & 7]
-        block = (head & 0xFFFFFF) - 1 if (head >> 24) == stamp else -1
-        while block >= 0:
-            base = HEAD_ROWS + block
-            links = tt[base, 7]
-            block = (links >> 8) - 1
-            for j in range((links & 0xFF) - 1, -1, -1):
-                row = base + j
-                if tt[row, 0] != agg1 or tt[row, 1] != agg2 \
-                        or (code0 & tt[row, 4]) != tt[row, 2] \
-                        or (code1 & tt[row, 5]) != tt[row, 3]:
-                    continue
-                info = tt[row, 6]
-                found_lower = (info >> 8) & 0xFF
-                found_upper = info & 0xFF
-                if found_lower >= target or found_upper < target:
-                    moves[CTX_ROW, CTX_TT_CUT] += 1
-                    rel = 0
-                    for suit in range(4):
-                        field = (tt[row, 4 + (suit >> 1)] >> (32 * (suit & 1))) & 0xFFFFFFFF
-                        rel |= _top_cards(union & _suit_mask(suit), popcount(field) // 2)
-                    moves[CTX_ROW, CTX_REL] = rel
-                    return found_lower >= target
+        for tier in range(0 if nil_seat >= 0 else 1, 2):
+            key2 = fine_key if tier == 0 else agg2
+            head_index = _tt_index(agg1, key2, (1 << HEAD_BITS) - 1)
+            head = tt[head_index >> 3, head_index & 7]
+            block = (head & 0xFFFFFF) - 1 if (head >> 24) == stamp else -1
+            while block >= 0:
+                base = HEAD_ROWS + block
+                links = tt[base, 7]
+                block = (links >> 8) - 1
+                for j in range((links & 0xFF) - 1, -1, -1):
+                    row = base + j
+                    if tt[row, 0] != agg1 or tt[row, 1] != key2 \
+                            or (code0 & tt[row, 4]) != tt[row, 2] \
+                            or (code1 & tt[row, 5]) != tt[row, 3]:
+                        continue
+                    info = tt[row, 6]
+                    found_lower = (info >> 8) & 0xFF
+                    found_upper = info & 0xFF
+                    if found_lower >= target or found_upper < target:
+                        moves[CTX_ROW, CTX_TT_CUT] += 1
+                        rel = 0
+                        for suit in range(4):
+                            field = (tt[row, 4 + (suit >> 1)] >> (32 * (suit & 1))) \
+                                & 0xFFFFFFFF
+                            rel |= _top_cards(union & _suit_mask(suit), popcount(field) // 2)
+                        moves[CTX_ROW, CTX_REL] = rel
+                        return found_lower >= target
         moves[ply, 40] = code0
         moves[ply, 41] = code1
     seat = wrap_seat_nb(leader + pos, players)
@@ -719,8 +731,11 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
             upper = target - 1
         mask0 = 0
         mask1 = 0
+        fine = True
         for suit in range(4):
             relied = rel & union & _suit_mask(suit)
+            if relied == 0 and (union & _suit_mask(suit)) != 0:
+                fine = False
             if relied != 0:
                 depth = popcount(union & _suit_mask(suit) & ~((1 << lowest_card(relied)) - 1))
                 if suit < 2:
@@ -733,6 +748,8 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
         # the chain's newest block, or in a new block at its head (a full pool empties the
         # table: a new stamp).
         stamp = moves[CTX_ROW, CTX_STAMP]
+        if fine and nil_seat >= 0:
+            agg2 = fine_key
         head_index = _tt_index(agg1, agg2, (1 << HEAD_BITS) - 1)
         head = tt[head_index >> 3, head_index & 7]
         first = (head & 0xFFFFFF) - 1 if (head >> 24) == stamp else -1
