@@ -223,6 +223,18 @@ def _sure_later_nb(moves, players, side_mask, union):
 
 
 @njit(cache=True, inline="always")
+def _best_strength(held, led_mask):
+    """The strongest card (``card_strength_nb``) a seat holding ``held`` may play to a
+    trick of the led suit ``led_mask``; 0 when it can only discard."""
+    legal = follow_mask_nb(held, led_mask)
+    if legal & TRUMP_MASK:
+        return highest_card(legal & TRUMP_MASK) + 128
+    if legal & led_mask:
+        return highest_card(legal & led_mask) + 64
+    return 0
+
+
+@njit(cache=True, inline="always")
 def _longest_other(moves, players, seat, cards):
     """The most of ``cards`` that one seat other than ``seat`` holds."""
     longest = 0
@@ -650,6 +662,27 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
     else:
         legal = follow_mask_nb(hand, led_mask)
     maximizing = (max_mask >> seat) & 1
+    if pos > 0 and nil_seat < 0:
+        # The side to play needs only this trick, and one of its cards still to come wins it
+        # whatever the opponents still to play hold (DDS's second-hand quick trick, at any
+        # position in the trick).
+        need = target if maximizing else remaining - target + 1
+        if need <= 1:
+            side_mask = max_mask if maximizing else ((1 << players) - 1) & ~max_mask
+            own = (side_mask >> win_seat) & 1
+            side_best = win_strength if own else 0
+            opp_best = 0 if own else win_strength
+            for step in range(pos, players):
+                other = wrap_seat_nb(seat + step - pos, players)
+                best = _best_strength(moves[HANDS_ROW, other], led_mask)
+                if (side_mask >> other) & 1:
+                    side_best = max(side_best, best)
+                else:
+                    opp_best = max(opp_best, best)
+            if side_best > opp_best:
+                moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                moves[CTX_ROW, CTX_REL] = 1 << (side_best & 63)
+                return maximizing != 0
     _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
             on_table, maximizing, nil_seat)
     count = moves[ply, 39]
