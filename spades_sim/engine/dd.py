@@ -175,13 +175,14 @@ def _top_cards(live, count):
 @njit(cache=True, inline="always")
 def _side_trumps_rel(moves, players, side_mask, union, needed):
     """The top trumps ``_sure_later_nb`` relies on for ``needed`` tricks: the side's run of
-    top trumps from the top down to where one of its seats holds ``needed`` of them."""
+    top trumps from the top down to where the bound reaches ``needed``."""
     side_cards = 0
     for seat in range(players):
         if (side_mask >> seat) & 1:
             side_cards |= moves[HANDS_ROW, seat]
     live = union & TRUMP_MASK
     cards = 0
+    longest = 0
     while live != 0:
         top = highest_card(live)
         if ((side_cards >> top) & 1) == 0:
@@ -189,18 +190,22 @@ def _side_trumps_rel(moves, players, side_mask, union, needed):
         cards |= 1 << top
         live ^= 1 << top
         for seat in range(players):
-            if (side_mask >> seat) & 1 and popcount(moves[HANDS_ROW, seat] & cards) >= needed:
-                return cards
+            held = moves[HANDS_ROW, seat]
+            if (side_mask >> seat) & 1 and (held >> top) & 1:
+                longest = max(longest, popcount(held & TRUMP_MASK))
+        if min(popcount(cards), longest) >= needed:
+            return cards
     return cards
 
 
 @njit(cache=True, inline="always")
 def _sure_later_nb(moves, players, side_mask, union):
-    """Tricks a side takes whoever leads: a card of the side's run of top trumps wins the trick
-    it is played to (or a partner's higher trump does). One seat's cards fall in different
-    tricks, so the largest count of one seat is a lower bound. (A top card of another suit
-    can be thrown on a trick of a third suit, so it counts only for the leader: see the quick
-    tricks.)"""
+    """Tricks a side takes whoever leads, with its run of top trumps (the trumps above every
+    opponent's): each of them wins the trick it is played to, and the side can play them to
+    different tricks, as many as the longest trump holding among the seats that hold them
+    (a seat plays at most one trump a trick, and a seat with small trumps keeps its top
+    ones apart from its partner's). (A top card of another suit can be thrown on a trick of
+    a third suit, so it counts only for the leader: see the quick tricks.)"""
     side_cards = 0
     for seat in range(players):
         if (side_mask >> seat) & 1:
@@ -213,13 +218,12 @@ def _sure_later_nb(moves, players, side_mask, union):
             break
         runs |= 1 << top
         live ^= 1 << top
-    best = 0
+    longest = 0
     for seat in range(players):
-        if (side_mask >> seat) & 1:
-            count = popcount(moves[HANDS_ROW, seat] & runs)
-            if count > best:
-                best = count
-    return best
+        held = moves[HANDS_ROW, seat]
+        if (side_mask >> seat) & 1 and (held & runs) != 0:
+            longest = max(longest, popcount(held & TRUMP_MASK))
+    return min(popcount(runs), longest)
 
 
 @njit(cache=True, inline="always")
