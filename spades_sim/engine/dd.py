@@ -227,6 +227,19 @@ def _sure_later_nb(moves, players, side_mask, union):
 
 
 @njit(cache=True, inline="always")
+def _winner_rel(moves, card, owner, on_table):
+    """A card that wins a trick by rank, with the cards of its owner's hand equivalent to
+    it: their owners matter to an answer that relies on its rank (a lower one of them would
+    have won too, and was not tried)."""
+    owner_hand = moves[HANDS_ROW, owner]
+    below = ((1 << card) - 1) & _suit_mask(3 if card >= 39 else card // 13)
+    floor = ((_union_nb(moves) & ~owner_hand) | on_table) & below
+    if floor != 0:
+        below &= ~((2 << highest_card(floor)) - 1)
+    return (1 << card) | (owner_hand & below)
+
+
+@njit(cache=True, inline="always")
 def _best_strength(held, led_mask):
     """The strongest card (``card_strength_nb``) a seat holding ``held`` may play to a
     trick of the led suit ``led_mask``; 0 when it can only discard."""
@@ -236,6 +249,18 @@ def _best_strength(held, led_mask):
     if legal & led_mask:
         return highest_card(legal & led_mask) + 64
     return 0
+
+
+@njit(cache=True, inline="always")
+def _least_strength(held, led_mask):
+    """The weakest card (``card_strength_nb``) a seat holding ``held`` may play to a trick
+    of the led suit ``led_mask``: 0 when it may discard a card of a third suit."""
+    legal = follow_mask_nb(held, led_mask)
+    if legal & led_mask:
+        return lowest_card(legal & led_mask) + (128 if (led_mask & TRUMP_MASK) else 64)
+    if (legal & ~TRUMP_MASK) != 0:
+        return 0
+    return lowest_card(legal) + 128
 
 
 @njit(cache=True, inline="always")
@@ -685,8 +710,28 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
                     opp_best = max(opp_best, best)
             if side_best > opp_best:
                 moves[CTX_ROW, CTX_QUICK_CUT] += 1
-                moves[CTX_ROW, CTX_REL] = 1 << (side_best & 63)
+                if own and side_best == win_strength:
+                    # The card already winning, with its owner's equivalent cards.
+                    moves[CTX_ROW, CTX_REL] = _winner_rel(moves, win_strength & 63, win_seat,
+                                                          on_table)
+                else:
+                    moves[CTX_ROW, CTX_REL] = 1 << (side_best & 63)
                 return maximizing != 0
+    elif pos > 0 and win_seat == nil_seat:
+        # The nil bidder's card is winning the trick: it keeps it when no partner still to
+        # play can beat it and every opponent still to play can play under it.
+        saved = False
+        for step in range(pos, players):
+            other = wrap_seat_nb(seat + step - pos, players)
+            held = moves[HANDS_ROW, other]
+            if (max_mask >> other) & 1:
+                saved |= _best_strength(held, led_mask) > win_strength
+            else:
+                saved |= _least_strength(held, led_mask) > win_strength
+        if not saved:
+            moves[CTX_ROW, CTX_QUICK_CUT] += 1
+            moves[CTX_ROW, CTX_REL] = _winner_rel(moves, win_strength & 63, nil_seat, on_table)
+            return False
     _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
             on_table, maximizing, nil_seat)
     count = moves[ply, 39]
@@ -736,13 +781,7 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
             if rank_win:
                 # The winner's rank matters, and so do the cards of its hand equivalent to it
                 # (a lower one of them would have won too, and was not tried).
-                winner_hand = moves[HANDS_ROW, new_seat]
-                below = ((1 << won_by) - 1) & _suit_mask(3 if won_by >= 39 else won_by // 13)
-                others = (_union_nb(moves) & ~winner_hand) | on_table | bit
-                floor = others & below
-                if floor != 0:
-                    below &= ~((2 << highest_card(floor)) - 1)
-                moves[CTX_ROW, CTX_REL] |= (1 << won_by) | (winner_hand & below)
+                moves[CTX_ROW, CTX_REL] |= _winner_rel(moves, won_by, new_seat, on_table | bit)
         else:
             answer = _search_nb(rules, tt, moves, pos + 1, leader, new_broken, tidx,
                                 new_led, strength, new_seat, on_table | bit, target)
