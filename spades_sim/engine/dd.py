@@ -908,12 +908,24 @@ def _value_nb(rules, hands, tt, moves, pos, leader, broken, tidx, led_mask, win_
     return low
 
 
-@njit(_I64(_RULES, _ARR, _I64, _I64), cache=True)
-def _guess_nb(rules, hands, max_mask, remaining):
-    """A first guess at the maximising side's tricks: its share of the high-card points (A 4,
-    K 3, Q 2, J 1, jokers 5 and 6), trumps counting one more each."""
+@njit(_I64(_RULES, _ARR, _I64, _I64, _I64), cache=True)
+def _guess_nb(rules, hands, max_mask, remaining, leader):
+    """A first guess at the maximising side's tricks, the first null-window question.
+
+    The high-card points (A 4, K 3, Q 2, J 1, jokers 5 and 6, trumps one more each) give
+    each side its share. For partnerships a linear fit adds the side's extra trumps, its
+    longer trump holding, its short side suits (one card or none) in hands with trumps, and
+    the lead; fitted by least squares on 1,000 classic deals solved double dummy (a random
+    leader each), it missed by 0.75 tricks on average on 500 others, against 1.31 for the
+    share alone. The guess is rounded up by about a trick: a guess one above the answer
+    costs no more questions than the answer itself (two), one below costs a third.
+    """
     mine = 0
     total = 0
+    extra_trumps = 0
+    longest_mine = 0
+    longest_theirs = 0
+    short = 0
     for seat in range(rules.players):
         cards = hands[seat]
         points = 0
@@ -923,11 +935,29 @@ def _guess_nb(rules, hands, max_mask, remaining):
             rank = card - 39 if card >= 39 else card % 13
             points += max(rank - 8, 0) + (1 if card >= 39 else 0)
         total += points
+        trumps = popcount(hands[seat] & TRUMP_MASK)
+        shorts = 0
+        if trumps > 0:
+            for suit in range(3):
+                if popcount(hands[seat] & _suit_mask(suit)) <= 1:
+                    shorts += 1
         if (max_mask >> seat) & 1:
             mine += points
+            extra_trumps += trumps
+            longest_mine = max(longest_mine, trumps)
+            short += shorts
+        else:
+            extra_trumps -= trumps
+            longest_theirs = max(longest_theirs, trumps)
+            short -= shorts
     if total == 0:
         return remaining // 2
-    return (2 * remaining * mine + total) // (2 * total)
+    if rules.players != 4 or not rules.partnership:
+        return (2 * remaining * mine + total) // (2 * total)
+    lead = 1.0 if (max_mask >> leader) & 1 else -1.0
+    estimate = remaining * (1.398 * mine / total - 0.2024) + 0.151 * extra_trumps \
+        + 0.173 * lead + 0.514 * short + 0.226 * (longest_mine - longest_theirs)
+    return min(max(int(np.floor(estimate + 1.0)), 0), remaining)
 
 
 @njit(types.void(_RULES, _ARR2, _ARR, _I64, _ARR2, _ARR2, _ARR2), cache=True)
@@ -959,7 +989,8 @@ def solve_deals_nb(rules, deals, leaders, broken, out, tt, moves):
         tidx = rules.hand_size - remaining
         if rules.partnership:
             moves[CTX_ROW, CTX_MAX] = 0b0101
-            guess = previous[0] if same else _guess_nb(rules, hands, 0b0101, remaining)
+            guess = previous[0] if same else _guess_nb(rules, hands, 0b0101, remaining,
+                                                         leaders[i])
             value = _value_nb(rules, hands, tt, moves, zero, leaders[i], broken, tidx, zero,
                               none, none, zero, guess)
             out[i, 0] = value
@@ -968,7 +999,8 @@ def solve_deals_nb(rules, deals, leaders, broken, out, tt, moves):
         else:
             for seat in range(players):
                 moves[CTX_ROW, CTX_MAX] = 1 << seat
-                guess = previous[seat] if same else _guess_nb(rules, hands, 1 << seat, remaining)
+                guess = previous[seat] if same else _guess_nb(rules, hands, 1 << seat,
+                                                                remaining, leaders[i])
                 value = _value_nb(rules, hands, tt, moves, zero, leaders[i], broken, tidx,
                                   zero, none, none, zero, guess)
                 out[i, seat] = value
@@ -1125,7 +1157,7 @@ def _run_value(kernel, hands, state, max_mask):
     ctx[CTX_NIL] = -1
     pos, leader, broken, tidx, led_mask, win_strength, win_seat, on_table = state
     remaining = kernel.hand_size - tidx
-    guess = int(_guess_nb(kernel, hands, max_mask, remaining))
+    guess = int(_guess_nb(kernel, hands, max_mask, remaining, leader))
     return int(_value_nb(kernel, hands, tt, moves, pos, leader, broken, tidx, led_mask,
                          win_strength, win_seat, on_table, guess))
 
@@ -1263,7 +1295,7 @@ def solve_cards(rules: Rules, hands, leader: int, *, trick=(), trick_index: int 
             if last >= 0:
                 guess = min(max(last - taken, 0), remaining)
             else:
-                guess = int(_guess_nb(kernel, child, max_mask, remaining))
+                guess = int(_guess_nb(kernel, child, max_mask, remaining, winner))
             rest = _value_nb(kernel, child, tt, moves, 0, winner, now_broken, tidx + 1,
                              0, -1, -1, 0, guess)
             values[card] = last = taken + int(rest)
@@ -1280,7 +1312,8 @@ def solve_cards(rules: Rules, hands, leader: int, *, trick=(), trick_index: int 
         if last >= 0:
             guess = last
         else:
-            guess = int(_guess_nb(kernel, child, max_mask, rules.hand_size - tidx))
+            guess = int(_guess_nb(kernel, child, max_mask, rules.hand_size - tidx,
+                                        leader))
         last = int(_value_nb(kernel, child, tt, moves, pos + 1, leader, now_broken, tidx,
                              new_led, strength, new_seat, on_table | (1 << card), guess))
         values[card] = last
