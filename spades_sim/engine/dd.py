@@ -696,8 +696,19 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
         # whatever the opponents still to play hold (DDS's second-hand quick trick, at any
         # position in the trick).
         need = target if maximizing else remaining - target + 1
-        if need <= 1:
-            side_mask = max_mask if maximizing else ((1 << players) - 1) & ~max_mask
+        side_mask = max_mask if maximizing else ((1 << players) - 1) & ~max_mask
+        # Beyond one trick, the side's sure trump tricks count when every seat of the side
+        # still to play follows a side suit (its trumps stay as they are).
+        later = 0
+        if need >= 2 and (led_mask & TRUMP_MASK) == 0:
+            follows = True
+            for step in range(pos, players):
+                other = wrap_seat_nb(seat + step - pos, players)
+                if (side_mask >> other) & 1 and (moves[HANDS_ROW, other] & led_mask) == 0:
+                    follows = False
+            if follows:
+                later = _sure_later_nb(moves, players, side_mask, union)
+        if need <= 1 + later:
             own = (side_mask >> win_seat) & 1
             side_best = win_strength if own else 0
             opp_best = 0 if own else win_strength
@@ -712,10 +723,12 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
                 moves[CTX_ROW, CTX_QUICK_CUT] += 1
                 if own and side_best == win_strength:
                     # The card already winning, with its owner's equivalent cards.
-                    moves[CTX_ROW, CTX_REL] = _winner_rel(moves, win_strength & 63, win_seat,
-                                                          on_table)
+                    rel = _winner_rel(moves, win_strength & 63, win_seat, on_table)
                 else:
-                    moves[CTX_ROW, CTX_REL] = 1 << (side_best & 63)
+                    rel = 1 << (side_best & 63)
+                if need >= 2:
+                    rel |= _side_trumps_rel(moves, players, side_mask, union, need - 1)
+                moves[CTX_ROW, CTX_REL] = rel
                 return maximizing != 0
     elif pos > 0 and win_seat == nil_seat:
         # The nil bidder's card is winning the trick: it keeps it when no partner still to
