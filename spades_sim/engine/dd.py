@@ -39,8 +39,20 @@ the exact count (MTD-f style). What makes it fast:
   the side holds the next two. These rules, after DDS's move ordering, cut the tree by about
   two fifths.
 
-Speed (``benchmarks/README.md``): 0.150 of DDS's on full deals (9.9 against 66.2 positions a
-second per core on 2,000 deals), 0.32-0.38 after three tricks, faster than DDS on short endings.
+- **Quick tricks in the middle of a trick** (DDS's second-hand quick trick, at every
+  position): a side that needs only the current trick, or the current trick and its sure
+  trump tricks after it (when its seats still to play all follow a side suit), and holds in
+  a seat still to play a card no opponent still to play can beat (or is already winning with
+  such a card), has its answer without a search.
+- **Sure trump tricks** count top trumps split between partners: as many tricks as the run
+  holds, up to the longest trump holding among the seats that hold its cards.
+- **The first guess** (the first question's target) for partnerships is a linear fit on
+  solved deals (``benchmarks/dd_guess_fit.py``), rounded up by about a trick, since a guess
+  one above the answer costs no more questions than the answer itself.
+
+Speed (``benchmarks/README.md``): 0.16-0.18 of DDS's on full deals (11.1-11.3 against
+63.3-69.0 positions a second per core on 2,000 deals, two runs), about 0.4 after three tricks,
+faster than DDS on short endings.
 Tried and dropped: a killer move per ply (3-4 times the nodes: the static ordering is better),
 quick tricks through the partner's entries (4% fewer nodes, no faster), the table's best lead
 tried first (0.8% fewer nodes, no faster) and a row of tags a block to skip entries (slower).
@@ -52,7 +64,12 @@ maximising side is a team; otherwise one seat plays against all the others.
 
 Nil safety (``_search_nb`` with a nil seat in the context) is the same search with another end:
 the nil side (the bidder, and its partner in partnership games) fails as soon as the bidder
-wins a trick and succeeds when the hand ends first.
+wins a trick and succeeds when the hand ends first. It fails at once when the bidder holds the
+top trump, or when the bidder's card is winning a trick that no partner still to play can
+beat and every opponent still to play can play under. Its table keeps far more entries a
+bucket than a trick search, so an entry that relies on the top card of every suit still held
+goes to a second bucket keyed on those cards' owners too (116 nil questions of a classic
+``--par`` run: 94 s to 42 s).
 
 Every compiled entry point has an explicit signature, so one compiled solver serves every rule
 variant (rules are the :class:`~spades_sim.core.rules.KernelRules` tuple, as in the rest of
