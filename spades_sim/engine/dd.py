@@ -665,9 +665,10 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
         # others in the plain bucket. A nil search stores many more entries a bucket than
         # a trick search (in the slowest question seen, an entry's bucket held some 1,900
         # entries on average), and walking them cost most of its time.
-        tops = ((code0 >> 30) & 3) | (((code0 >> 62) & 3) << 2) | (((code1 >> 30) & 3) << 4) \
-            | (((code1 >> 62) & 3) << 6)
-        fine_key = agg2 | (1 << 9) | (tops << 10)
+        if nil_seat >= 0:
+            tops = ((code0 >> 30) & 3) | (((code0 >> 62) & 3) << 2) \
+                | (((code1 >> 30) & 3) << 4) | (((code1 >> 62) & 3) << 6)
+            fine_key = agg2 | (1 << 9) | (tops << 10)
         stamp = moves[CTX_ROW, CTX_STAMP]
         for tier in range(0 if nil_seat >= 0 else 1, 2):
             key2 = fine_key if tier == 0 else agg2
@@ -837,7 +838,7 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
             upper = target - 1
         mask0 = 0
         mask1 = 0
-        fine = True
+        fine = nil_seat >= 0
         for suit in range(4):
             relied = rel & union & _suit_mask(suit)
             if relied == 0 and (union & _suit_mask(suit)) != 0:
@@ -854,7 +855,7 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
         # the chain's newest block, or in a new block at its head (a full pool empties the
         # table: a new stamp).
         stamp = moves[CTX_ROW, CTX_STAMP]
-        if fine and nil_seat >= 0:
+        if fine:
             agg2 = fine_key
         head_index = _tt_index(agg1, agg2, (1 << HEAD_BITS) - 1)
         head = tt[head_index >> 3, head_index & 7]
