@@ -8,6 +8,7 @@ from spades_sim.cli import main
 from spades_sim.core.cards import card_text, texts_of
 from spades_sim.core.rules import preset
 from spades_sim.game import Hand
+from spades_sim.game.par import hands_par, warm
 
 
 def _line(rules_name: str, hand: Hand, hand_id: int = 0) -> str:
@@ -21,6 +22,16 @@ def _line(rules_name: str, hand: Hand, hand_id: int = 0) -> str:
     })
 
 
+def test_par_of_an_ending_and_the_warm_up():
+    # A one-trick ending (what the runs' warm-up solves): seat 0's ace of spades takes the
+    # king of the nil bidder, seat 1, which is safe. The nil question starts from the trick
+    # the card count implies, as the trick count does.
+    rules = preset("classic")
+    hands = [[1 << 51, 1 << 50, 1 << 49, 1 << 48]]
+    tricks, nil_safe = hands_par(rules, hands, [0], [[1, 0, 1, 1]], [[0, 0, 0, 0]])
+    assert tricks.tolist() == [[1, 0]]
+    assert nil_safe.tolist() == [[-1, 1, -1, -1]]
+    warm()
 
 
 def test_par_of_a_hand_with_one_suit_per_seat(tmp_path, capsys):

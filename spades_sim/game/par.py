@@ -93,8 +93,10 @@ def hands_par(rules: Rules, hands, leaders, bids, blind,
                 continue
             nil_key = (*key, "nil", seat)
             if nil_key not in cache:
+                # From the trick the card count implies, as solve_deals does (an ending).
+                trick_index = rules.hand_size - int(key[0]).bit_count()
                 cache[nil_key] = bool(dd.nil_safe(rules, list(key[:players]), key[players],
-                                                  seat))
+                                                  seat, trick_index=trick_index))
             nil_safe[i, seat] = int(cache[nil_key])
     return tricks, nil_safe
 

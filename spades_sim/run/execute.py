@@ -228,10 +228,15 @@ def _warm_in_subprocess(games: bool, search: bool = False, par: bool = False) ->
     takes several hundred MiB per process, which workers compiling at once would all hold (a
     10-million-hand run with two workers stays under 1 GiB only this way), and the workers then
     merely load the compiled kernels."""
-    subprocess.run([sys.executable, "-c", "from spades_sim.run.execute import warm_kernels; "
-                    f"warm_kernels(games={bool(games)}, search={bool(search)}, "
-                    f"par={bool(par)})"], check=False,
-                   timeout=1800)
+    done = subprocess.run([sys.executable, "-c", "from spades_sim.run.execute import "
+                           f"warm_kernels; warm_kernels(games={bool(games)}, "
+                           f"search={bool(search)}, par={bool(par)})"], check=False,
+                          timeout=1800, capture_output=True, text=True)
+    if done.returncode != 0:
+        # Not fatal: each worker then compiles (or loads) its own kernels.
+        lines = done.stderr.strip().splitlines() or ["no message"]
+        print(f"spades-sim: the kernels' warm-up failed ({lines[-1]}); each worker compiles "
+              "its own", file=sys.stderr)
 
 
 def _write(task):
