@@ -190,57 +190,58 @@ def _top_cards(live, count):
 
 
 @njit(cache=True, inline="always")
-def _side_trumps_rel(moves, players, side_mask, union, needed):
-    """The top trumps ``_sure_later_nb`` relies on for ``needed`` tricks: the side's run of
-    top trumps from the top down to where the bound reaches ``needed``."""
+def _side_run(moves, players, side_mask, union):
+    """A side's run of top trumps: the live trumps above every opponent's."""
     side_cards = 0
     for seat in range(players):
         if (side_mask >> seat) & 1:
             side_cards |= moves[HANDS_ROW, seat]
     live = union & TRUMP_MASK
-    cards = 0
-    longest = 0
+    run = 0
     while live != 0:
         top = highest_card(live)
         if ((side_cards >> top) & 1) == 0:
             break
-        cards |= 1 << top
+        run |= 1 << top
         live ^= 1 << top
-        for seat in range(players):
-            held = moves[HANDS_ROW, seat]
-            if (side_mask >> seat) & 1 and (held >> top) & 1:
-                longest = max(longest, popcount(held & TRUMP_MASK))
-        if min(popcount(cards), longest) >= needed:
-            return cards
-    return cards
+    return run
+
+
+@njit(cache=True, inline="always")
+def _run_tricks(moves, players, side_mask, run):
+    """Tricks a side takes with the top trumps ``run``, whoever leads: each wins the trick it
+    is played to, and the side can play them to different tricks, as many as the longest
+    trump holding among the seats that hold them (a seat plays at most one trump a trick,
+    and a seat with small trumps keeps its top ones apart from its partner's)."""
+    longest = 0
+    for seat in range(players):
+        held = moves[HANDS_ROW, seat]
+        if (side_mask >> seat) & 1 and (held & run) != 0:
+            longest = max(longest, popcount(held & TRUMP_MASK))
+    return min(popcount(run), longest)
 
 
 @njit(cache=True, inline="always")
 def _sure_later_nb(moves, players, side_mask, union):
-    """Tricks a side takes whoever leads, with its run of top trumps (the trumps above every
-    opponent's): each of them wins the trick it is played to, and the side can play them to
-    different tricks, as many as the longest trump holding among the seats that hold them
-    (a seat plays at most one trump a trick, and a seat with small trumps keeps its top
-    ones apart from its partner's). (A top card of another suit can be thrown on a trick of
-    a third suit, so it counts only for the leader: see the quick tricks.)"""
-    side_cards = 0
-    for seat in range(players):
-        if (side_mask >> seat) & 1:
-            side_cards |= moves[HANDS_ROW, seat]
-    runs = 0
-    live = union & TRUMP_MASK
-    while live != 0:
-        top = highest_card(live)
-        if ((side_cards >> top) & 1) == 0:
-            break
-        runs |= 1 << top
-        live ^= 1 << top
-    longest = 0
-    for seat in range(players):
-        held = moves[HANDS_ROW, seat]
-        if (side_mask >> seat) & 1 and (held & runs) != 0:
-            longest = max(longest, popcount(held & TRUMP_MASK))
-    return min(popcount(runs), longest)
+    """Tricks a side takes whoever leads, with its run of top trumps (``_run_tricks``). (A top
+    card of another suit can be thrown on a trick of a third suit, so it counts only for the
+    leader: see the quick tricks.)"""
+    return _run_tricks(moves, players, side_mask, _side_run(moves, players, side_mask, union))
+
+
+@njit(cache=True, inline="always")
+def _side_trumps_rel(moves, players, side_mask, union, needed):
+    """The top trumps ``_sure_later_nb`` relies on for ``needed`` tricks: the side's run of
+    top trumps from the top down to where the bound reaches ``needed``."""
+    run = _side_run(moves, players, side_mask, union)
+    cards = 0
+    while run != 0:
+        top = highest_card(run)
+        cards |= 1 << top
+        run ^= 1 << top
+        if _run_tricks(moves, players, side_mask, cards) >= needed:
+            return cards
+    return cards
 
 
 @njit(cache=True, inline="always")
