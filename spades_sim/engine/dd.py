@@ -423,21 +423,11 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
     # this seat tries to win over every later card, else it plays low.
     exposed = False
     if own_winning:
-        win_card = win_strength & 63
         for step in range(pos + 1, players):
             other = wrap_seat_nb(seat + step - pos, players)
-            if ((side_mask >> other) & 1) == 0:
-                held = moves[HANDS_ROW, other]
-                follows = held & led_mask
-                if win_card >= 39:
-                    if (follows == 0 or (led_mask & TRUMP_MASK) != 0) and \
-                            (held & TRUMP_MASK) >> (win_card + 1) != 0:
-                        exposed = True
-                elif follows != 0:
-                    if follows >> (win_card + 1) != 0:
-                        exposed = True
-                elif (held & TRUMP_MASK) != 0:
-                    exposed = True
+            if ((side_mask >> other) & 1) == 0 and \
+                    _best_strength(moves[HANDS_ROW, other], led_mask) > win_strength:
+                exposed = True
     last = pos == players - 1
     # A later partner holds the top card of the led suit and no later opponent can ruff (or
     # the top trump, on a trump lead): the trick is the side's, so this seat plays low.
