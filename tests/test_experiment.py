@@ -8,7 +8,9 @@ import pytest
 
 from spades_sim.core.errors import ExperimentError
 from spades_sim.core.rules import preset
+from spades_sim.core.strategies import seat_strategies
 from spades_sim.experiment import load_experiment, parse_experiment
+from spades_sim.run import RunSpec, make_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -188,6 +190,14 @@ def test_shipped_experiments_parse():
     variants = load_experiment(ROOT / "experiments" / "variants.toml")
     assert len(variants.configs) == 16 and variants.baseline == "classic"
     assert sorted({c.rules.players for c in variants.configs}) == [2, 3, 4]
+    par = load_experiment(ROOT / "experiments" / "par.toml")
+    assert par.par and par.modes == ("hands",) and par.hands == 100_000
+    # the same run as `spades-sim simulate --rules classic --hands 100000 --seed 1 --par
+    # --chunk-size 1000 --out DIR` (whose config is named after its preset): such a folder,
+    # moved to results/par/hands, is the experiment's hands run
+    config = make_config("classic", preset("classic"), seat_strategies(["heuristic"], 4))
+    simulate = RunSpec((config,), 1, n_hands=100_000, chunk_size=1000, par=True)
+    assert par.spec("hands").identity() == simulate.identity()
 
 
 def test_cli_error_is_one_line_with_status_2(tmp_path):
