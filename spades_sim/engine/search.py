@@ -40,7 +40,7 @@ from .layout import (
 from .rng import bounded_nb
 from .scoring import score_side_nb
 from .strategy_kernels import estimate_tricks_nb, is_nil_nb
-from .strategy_play import heuristic_card_nb
+from .strategy_play import credit_nb, heuristic_card_nb, taken_nb
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 
 # Explicit signatures: the search functions are called (not inlined) from the hand loop, where
@@ -49,7 +49,7 @@ from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_
 _I64, _U64, _BOOL = types.int64, types.uint64, types.boolean
 _RULES = types.NamedUniTuple(types.int64, len(KernelRules._fields), KernelRules)
 _PARAMS = types.UniTuple(types.float64, N_PARAMS)
-_FACTS = types.UniTuple(types.int64, 3)
+_FACTS = types.UniTuple(types.int64, 4)
 _PER_SIDE = types.UniTuple(types.int64, 4)
 _ARRAY = types.int64[::1]
 
@@ -78,9 +78,11 @@ def playout_nb(rules, play_bits, facts, hands, leader, n_played, led_mask, winni
     hand_size = rules.hand_size
     position = n_played
     led_side_suit = (led_mask & TRUMP_MASK) == 0
+    taken = taken_nb(rules, facts, tricks)
     while True:
         if position == players:
             tricks += 1 << (8 * winning_seat)
+            taken += credit_nb(facts, winning_seat)
             leader = winning_seat
             trick_index += 1
             if trick_index == hand_size:
@@ -102,7 +104,8 @@ def playout_nb(rules, play_bits, facts, hands, leader, n_played, led_mask, winni
             card = lowest_card(legal)  # forced: the policy would choose it too
         else:
             card = heuristic_card_nb(rules, play_bits, seat, hand, legal, position, leader,
-                                     winning_card, winning_seat, facts, tricks, played_mask)
+                                     winning_card, winning_seat, facts, tricks, taken,
+                                     played_mask)
         hands[seat] = hand ^ (1 << card)
         if leading:
             led_mask = suit_mask_of_card_nb(card)

@@ -16,6 +16,7 @@ from numba import njit
 
 from .bidding import bid_round_nb, exchange_size_nb
 from .bits import TRUMP_MASK, byte_of_nb, lowest_card, wrap_seat_nb
+from .borrow import borrow_nb
 from .deal import draw_deal_nb, ordered_deck_nb, shuffle_deal_nb
 from .layout import (
     DEAL_DRAW,
@@ -46,7 +47,7 @@ from .strategy_kernels import (
     rule_play_mask_nb,
     score_aware_nb,
 )
-from .strategy_play import choose_card_nb, hand_facts_nb
+from .strategy_play import choose_card_nb, credit_nb, hand_facts_nb
 from .strategy_value import memo_groups_nb, memo_tables_nb
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 
@@ -137,7 +138,9 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     if rules.ten_for_two_hundred != 0:
         rule_bag_floor = -1
     memo_keys, memo_values = memo_tables_nb()
-    memo = (memo_groups_nb(kinds, params), memo_keys, memo_values)
+    # Borrowed views (borrow.py): the bids read the memo through inlined helpers, and the
+    # owned arrays would be counted four times a bid; these live as long as the call.
+    memo = (memo_groups_nb(kinds, params), borrow_nb(memo_keys), borrow_nb(memo_values))
     search_key = play_key ^ _SEARCH_KEY_XOR
     played_by = np.zeros(4, dtype=np.int64)  # each seat's cards played this hand (for mc)
     search_scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)  # mc's working arrays
@@ -240,11 +243,12 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             first_leader = leader
 
             # -- play ---------------------------------------------------------------------
-            facts = (0, 0, 0)
+            facts = (0, 0, 0, 0)
             if kinds_packed != 0:  # only the heuristic's play reads these (random is kind 0)
                 facts = hand_facts_nb(rules, bids, blind)
             illegal = 0
             tricks = 0  # packed, 8 bits per seat
+            taken = 0  # packed: the tricks toward each seat's contract (strategy_play.credit_nb)
             in_play = hands[0] | hands[1] | hands[2] | hands[3]  # after any exchange
             spades_broken = False
             voids = 0  # bit 4 * seat + suit: the seat has shown it holds none of the suit
@@ -289,7 +293,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 else:
                     card, play_state = choose_card_nb(
                         rules, lead_kind, hand_play, leader, hand, legal, 0, leader,
-                        -1, -1, facts, tricks, played_mask, play_state,
+                        -1, -1, facts, tricks, taken, played_mask, play_state,
                     )
                 # Checked once per hand (a branch per card costs more than the OR). Every
                 # strategy returns a card index taken from a non-empty mask, so 0 <= card < 54.
@@ -337,7 +341,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     else:
                         card, play_state = choose_card_nb(
                             rules, kind, hand_play, seat, hand, legal, k, leader,
-                            winning_strength & 63, winning_seat, facts, tricks, 0, play_state,
+                            winning_strength & 63, winning_seat, facts, tricks, taken, 0,
+                            play_state,
                         )
                     bit = 1 << card
                     if search or plugins is not None:
@@ -358,6 +363,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     winning_strength = strength if better else winning_strength
                     winning_seat = seat if better else winning_seat
                 tricks += 1 << (8 * winning_seat)
+                taken += credit_nb(facts, winning_seat)
                 leader = winning_seat
             if illegal:
                 raise ValueError("a strategy chose an illegal card")

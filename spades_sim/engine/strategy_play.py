@@ -34,7 +34,7 @@ from .trick import winning_cards_nb
 
 @njit(cache=True, inline="always")
 def choose_card_nb(rules, kind, play_packed, seat, hand, legal, n_in_trick, leader, winning_card,
-                   winning_seat, facts, tricks, played_mask, state):
+                   winning_seat, facts, tricks, taken, played_mask, state):
     """``(card, state)``: the card ``seat`` plays from ``legal`` (a non-empty bitboard).
 
     The heuristic's play parameters come packed a byte per seat in ``play_packed``
@@ -54,7 +54,7 @@ def choose_card_nb(rules, kind, play_packed, seat, hand, legal, n_in_trick, lead
         index, state = bounded_nb(state, popcount(legal))
         return nth_card_nb(legal, index), state
     return heuristic_card_nb(rules, byte_of_nb(play_packed, seat), seat, hand, legal, n_in_trick,
-                             leader, winning_card, winning_seat, facts, tricks,
+                             leader, winning_card, winning_seat, facts, tricks, taken,
                              played_mask), state
 
 
@@ -62,11 +62,13 @@ def choose_card_nb(rules, kind, play_packed, seat, hand, legal, n_in_trick, lead
 def hand_facts_nb(rules, bids, blind):
     """Per-hand facts the play policy reads, computed once after bidding.
 
-    Returns ``(nil_bits, contracts, contract_seats)``. ``nil_bits``: bit ``seat`` set for a nil
-    or blind-nil bidder. ``contracts``: packed 8 bits per seat, the contract of the seat's side
-    (the sum of the side's non-nil bids). ``contract_seats``: packed 4 bits per seat, bit
-    ``other`` of nibble ``seat`` set when ``other`` is on the seat's side and not nil (whose
-    tricks count toward that contract).
+    Returns ``(nil_bits, contracts, contract_seats, credits)``. ``nil_bits``: bit ``seat`` set
+    for a nil or blind-nil bidder. ``contracts``: packed 8 bits per seat, the contract of the
+    seat's side (the sum of the side's non-nil bids). ``contract_seats``: packed 4 bits per
+    seat, bit ``other`` of nibble ``seat`` set when ``other`` is on the seat's side and not nil
+    (whose tricks count toward that contract). ``credits``: the same relation by winner, bit
+    ``seat`` of nibble ``winner`` set when a trick won by ``winner`` counts toward the seat's
+    contract (``credit_nb``).
     """
     players = rules.players
     partnership = rules.partnership != 0
@@ -75,16 +77,36 @@ def hand_facts_nb(rules, bids, blind):
     nil_bits = zero_bytes_nb(bids) & (0xF if rules.nil != 0 else blind) & ((1 << players) - 1)
     contracts = 0
     contract_seats = 0
+    credits = 0
     for seat in range(players):
         side = (0b0101 << (seat & 1)) if partnership else 1 << seat
         counted = side & ~nil_bits
         contracts |= sum_bytes_nb(bids, counted) << (8 * seat)
         contract_seats |= counted << (4 * seat)
-    return nil_bits, contracts, contract_seats
+        for winner in range(players):
+            credits |= ((counted >> winner) & 1) << (4 * winner + seat)
+    return nil_bits, contracts, contract_seats, credits
 
 
 @njit(cache=True, inline="always")
-def keep_winning_nb(rules, play_bits, seat, facts, tricks):
+def credit_nb(facts, winner):
+    """What a trick won by ``winner`` adds to the packed ``taken`` (8 bits per seat: the tricks
+    counting toward each seat's contract, which the play loops keep beside ``tricks``): one in
+    the byte of every seat whose contract the winner's tricks count toward."""
+    return (((facts[3] >> (4 * winner)) & 0xF) * 0x204081) & 0x01010101
+
+
+@njit(cache=True, inline="always")
+def taken_nb(rules, facts, tricks):
+    """The packed ``taken`` (``credit_nb``) of the packed ``tricks``."""
+    taken = 0
+    for winner in range(rules.players):
+        taken += byte_of_nb(tricks, winner) * credit_nb(facts, winner)
+    return taken
+
+
+@njit(cache=True, inline="always")
+def keep_winning_nb(rules, play_bits, seat, facts, tricks, taken):
     """Once the seat's contract is made: whether it keeps winning tricks, because bags do not
     matter to it (``avoid_bags = 0``) or because an opponent still needs at least ``tricks left
     - set_margin`` tricks (setting it)."""
@@ -93,7 +115,7 @@ def keep_winning_nb(rules, play_bits, seat, facts, tricks):
     set_margin = (play_bits >> PLAY_SET_SHIFT) - 1
     if set_margin < 0:
         return False
-    _, contracts, contract_seats = facts
+    contracts = facts[1]
     players = rules.players
     partnership = rules.partnership != 0
     left = rules.hand_size - (((tricks * 0x01010101) >> 24) & 0xFF)
@@ -101,7 +123,7 @@ def keep_winning_nb(rules, play_bits, seat, facts, tricks):
         other = wrap_seat_nb(seat + offset, players)
         if partnership and (other & 1) == (seat & 1):
             continue
-        need = byte_of_nb(contracts, other) - sum_bytes_nb(tricks, contract_seats >> (4 * other))
+        need = byte_of_nb(contracts, other) - byte_of_nb(taken, other)
         if need > 0 and left - need <= set_margin:
             return True
     return False
@@ -109,10 +131,11 @@ def keep_winning_nb(rules, play_bits, seat, facts, tricks):
 
 @njit(cache=True, inline="always")
 def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, winning_card,
-                      winning_seat, facts, tricks, played_mask):
+                      winning_seat, facts, tricks, taken, played_mask):
     """The heuristic's card (see ``choose_card_nb``); deterministic. ``facts`` is the tuple
-    ``hand_facts_nb`` returns; ``play_bits`` the seat's byte of ``play_bits_nb``."""
-    nil_bits, contracts, contract_seats = facts
+    ``hand_facts_nb`` returns; ``play_bits`` the seat's byte of ``play_bits_nb``; ``taken``
+    the packed tricks toward each seat's contract (``credit_nb``)."""
+    nil_bits, contracts = facts[0], facts[1]
     players = rules.players
     partnership = rules.partnership != 0
     leading = n_in_trick == 0
@@ -163,12 +186,11 @@ def heuristic_card_nb(rules, play_bits, seat, hand, legal, n_in_trick, leader, w
             break
 
     # 4. Our contract.
-    contract = byte_of_nb(contracts, seat)
-    taken = sum_bytes_nb(tricks, contract_seats >> (4 * seat))
     # (the switches that keep winning tricks after the contract is made are off by default:
     # one test of their bits skips them)
-    if taken < contract or (play_bits & PLAY_AFTER_CONTRACT
-                            and keep_winning_nb(rules, play_bits, seat, facts, tricks)):
+    if byte_of_nb(taken, seat) < byte_of_nb(contracts, seat) or (
+            play_bits & PLAY_AFTER_CONTRACT
+            and keep_winning_nb(rules, play_bits, seat, facts, tricks, taken)):
         if leading:
             unseen = rules.deck_mask & ~played_mask & ~hand
             for suit in range(4):

@@ -284,8 +284,11 @@ _MEMO_SHIFT = np.uint64(64 - MEMO_BITS)
 
 @njit(cache=True, inline="always")
 def memo_tables_nb():
-    """An empty memo (``value_bid_nb``): keys (0 = empty) and values."""
-    return np.zeros(MEMO_SIZE, dtype=np.int64), np.zeros(MEMO_SIZE, dtype=np.float64)
+    """An empty memo (``value_bid_nb``): one buffer of ``2 * MEMO_SIZE`` words, seen as keys
+    (int64, 0 = empty) and as values (float64). Slot ``i`` keeps its key at ``2 i`` and its
+    value at ``2 i + 1``: one cache line holds both, so a lookup misses the cache once."""
+    keys = np.zeros(2 * MEMO_SIZE, dtype=np.int64)
+    return keys, keys.view(np.float64)
 
 
 @njit(cache=True, inline="always")
@@ -389,16 +392,16 @@ def value_bid_nb(rules, seat_params, group, seat, hand, estimate, bids, partner_
     if 0 <= side_bags < 256 and side_score + max(200, 20 * hand_size) < rules.target:
         key = ((((((legal << 8 | partner_bid) << 8 | side_bags) << 5 | centre) << 6 | ebin)
                 << 2 | position) << 2) | group
-        slot = np.int64((np.uint64(key) * _MEMO_HASH) >> _MEMO_SHIFT)
+        slot = np.int64((np.uint64(key) * _MEMO_HASH) >> _MEMO_SHIFT) << 1
         entry = memo_keys[slot]
         if entry >> 6 == key:
-            best = memo_values[slot]
+            best = memo_values[slot + 1]
             best_bid = (entry & 63) - 1
         else:
             best, best_bid = walk_bids_nb(rules, seat_params, position, ebin, centre, team,
                                           partner_part, legal, side_bags, side_score)
             memo_keys[slot] = key << 6 | (best_bid + 1)
-            memo_values[slot] = best
+            memo_values[slot + 1] = best
     else:
         best, best_bid = walk_bids_nb(rules, seat_params, position, ebin, centre, team,
                                       partner_part, legal, side_bags, side_score)
