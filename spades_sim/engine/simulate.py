@@ -267,7 +267,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 trick_cards = 0  # the current trick's cards, a byte each in play order
             for trick_index in range(hand_size):
                 # The lead, apart from the followers: no per-card test of "am I leading?".
-                hand = hands[leader]
+                hand = hands[np.uint64(leader)]  # (unsigned: no negative-index code)
                 lead_kind = byte_of_nb(kinds_packed, leader)
                 played_mask = 0  # only a heuristic leader reads it; rebuilt from the holdings
                 if lead_kind != STRATEGY_RANDOM:
@@ -299,7 +299,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 # strategy returns a card index taken from a non-empty mask, so 0 <= card < 54.
                 bit = 1 << card
                 illegal |= bit & ~legal
-                hands[leader] = hand ^ bit
+                hands[np.uint64(leader)] = hand ^ bit
                 if record_plays:
                     out.plays[row, trick_index * players] = card
                     out.play_seats[row, trick_index * players] = leader
@@ -318,7 +318,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 winning_strength = card_strength_nb(card, led_mask)
                 for k in range(1, players):
                     seat = wrap_seat_nb(leader + k, players)
-                    hand = hands[seat]
+                    hand = hands[np.uint64(seat)]
                     legal = follow_mask_nb(hand, led_mask)
                     kind = byte_of_nb(kinds_packed, seat)
                     if plugins is not None and (plugins[2] >> seat) & 1:
@@ -351,7 +351,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     if plugins is not None:
                         trick_cards |= card << (8 * k)
                     illegal |= bit & ~legal
-                    hands[seat] = hand ^ bit
+                    hands[np.uint64(seat)] = hand ^ bit
                     if record_plays:
                         out.plays[row, trick_index * players + k] = card
                         out.play_seats[row, trick_index * players + k] = seat
