@@ -31,7 +31,6 @@ from .layout import (
     RULE_BAG_ROOM,
     SEARCH_KEY_XOR,
     STRATEGY_MC,
-    STRATEGY_RANDOM,
 )
 from .plugin import fill_rules_nb, plugin_card_nb
 from .rng import bounded_nb, seed_nb
@@ -248,8 +247,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 facts = hand_facts_nb(rules, bids, blind)
             illegal = 0
             tricks = 0  # packed, 8 bits per seat
+            played = 0  # the cards played so far (a heuristic leader reads them)
             taken = 0  # packed: the tricks toward each seat's contract (strategy_play.credit_nb)
-            in_play = hands[0] | hands[1] | hands[2] | hands[3]  # after any exchange
             spades_broken = False
             voids = 0  # bit 4 * seat + suit: the seat has shown it holds none of the suit
             if search or plugins is not None:
@@ -269,17 +268,13 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 # The lead, apart from the followers: no per-card test of "am I leading?".
                 hand = hands[np.uint64(leader)]  # (unsigned: no negative-index code)
                 lead_kind = byte_of_nb(kinds_packed, leader)
-                played_mask = 0  # only a heuristic leader reads it; rebuilt from the holdings
-                if lead_kind != STRATEGY_RANDOM:
-                    played_mask = in_play & ~(hands[0] | hands[1] | hands[2] | hands[3])
                 legal = lead_mask_nb(rules, hand, spades_broken, trick_index)
                 if trick_index == 0 and first_leader_mode == FIRST_LEADER_TWO_OF_CLUBS:
                     legal = 1  # two_of_clubs: the 2C itself is the first lead
                 if plugins is not None and (plugins[2] >> leader) & 1:
                     card, play_state = plugin_card_nb(
                         plugins, rules, leader, dealer, 0, hand, legal, trick_index, leader, -1,
-                        -1, -1, spades_broken, in_play & ~(hands[0] | hands[1] | hands[2]
-                                                           | hands[3]),
+                        -1, -1, spades_broken, played,
                         voids, first_leader, bids, blind, tricks,
                         (played_by[0], played_by[1], played_by[2], played_by[3]), 0, hand_scores,
                         hand_bags, play_state,
@@ -293,12 +288,13 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 else:
                     card, play_state = choose_card_nb(
                         rules, lead_kind, hand_play, leader, hand, legal, 0, leader,
-                        -1, -1, facts, tricks, taken, played_mask, play_state,
+                        -1, -1, facts, tricks, taken, played, play_state,
                     )
                 # Checked once per hand (a branch per card costs more than the OR). Every
                 # strategy returns a card index taken from a non-empty mask, so 0 <= card < 54.
                 bit = 1 << card
                 illegal |= bit & ~legal
+                played |= bit
                 hands[np.uint64(leader)] = hand ^ bit
                 if record_plays:
                     out.plays[row, trick_index * players] = card
@@ -325,7 +321,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                         card, play_state = plugin_card_nb(
                             plugins, rules, seat, dealer, k, hand, legal, trick_index, leader,
                             led_suit, winning_strength & 63, winning_seat, spades_broken,
-                            in_play & ~(hands[0] | hands[1] | hands[2] | hands[3]), voids,
+                            played, voids,
                             first_leader, bids, blind, tricks,
                             (played_by[0], played_by[1], played_by[2], played_by[3]),
                             trick_cards,
@@ -351,6 +347,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                     if plugins is not None:
                         trick_cards |= card << (8 * k)
                     illegal |= bit & ~legal
+                    played |= bit
                     hands[np.uint64(seat)] = hand ^ bit
                     if record_plays:
                         out.plays[row, trick_index * players + k] = card
