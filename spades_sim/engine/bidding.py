@@ -67,8 +67,8 @@ def deficit_nb(rules, seat, scores):
 
 
 @njit(cache=True, inline="always")
-def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, score_aware,
-                 dealer, hands, scores, bags, memo, state, plugins):
+def bid_round_nb(rules, kinds_packed, params, param_rows, random_bids, rates, blind_floor,
+                 score_aware, dealer, hands, scores, bags, memo, state, plugins):
     """One round of bidding from the dealer's left; returns ``(bids, blind, bumped, state)``.
 
     ``bids`` packed 8 bits per seat (final bids, after any bump); ``blind`` and ``bumped`` a bit
@@ -77,8 +77,8 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
     (``strategy_kernels.random_rates_nb``); ``blind_floor`` the smallest deficit at which any
     heuristic seat would bid blind (``heuristic_blind_floor_nb``), so that the common case skips
     its parameter lookup; ``score_aware`` whether any seat adjusts its bid for the score
-    (``score_aware_nb``); ``memo`` the expected-value bidder's memo
-    (``strategy_bids.choose_bid_nb``). Play-stream draws, in
+    (``score_aware_nb``); ``memo`` the expected-value bidder's memo and ``param_rows`` the
+    parameters as an array (``strategy_bids.choose_bid_nb``). Play-stream draws, in
     order: each bidder's blind choice (only when a blind option is allowed), then its bid (only
     when it looked), then each bump choice in bidding order (``bid_bump``).
 
@@ -140,7 +140,7 @@ def bid_round_nb(rules, kinds_packed, params, random_bids, rates, blind_floor, s
                 bid, state = plugin_bid_nb(plugins, rules, seat, position, dealer, hands[seat],
                                            legal, bids, blind, scores, bags, state)
             else:
-                bid, state = choose_bid_nb(rules, kind, params, random_bids, seat, hands,
+                bid, state = choose_bid_nb(rules, kind, param_rows, random_bids, seat, hands,
                                            estimates[seat], bids, blind, legal, scores, bags,
                                            score_aware, memo, state)
             if bid < 0 or bid > hand_size or ((legal >> bid) & 1) == 0:

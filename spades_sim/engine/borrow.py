@@ -8,7 +8,11 @@ functions return at once for it. The caller must keep the owning array alive for
 the view is used (the kernels borrow arrays they allocated themselves, for the length of the
 kernel call).
 
-With ``NUMBA_DISABLE_JIT=1`` ``borrow_nb`` returns its argument.
+numba frees an array after its last use in the code, not at the end of the function: a
+function that borrows an array it owns must use the owner after the last use of the view, on
+every path out of it (``keep_nb``, a use that does nothing), or the view reads freed memory.
+
+With ``NUMBA_DISABLE_JIT=1`` ``borrow_nb`` returns its argument and ``keep_nb`` does nothing.
 """
 
 from numba import config
@@ -17,6 +21,9 @@ if config.DISABLE_JIT:
 
     def borrow_nb(array):
         return array
+
+    def keep_nb(array):
+        pass
 
 else:
     from numba import types
@@ -42,3 +49,14 @@ else:
             return view._getvalue()
 
         return array(array), codegen
+
+    @intrinsic
+    def keep_nb(typingctx, array):
+        """A use of ``array`` that does nothing: numba keeps it alive up to here."""
+        if not isinstance(array, types.Array):
+            return None
+
+        def codegen(context, builder, signature, args):
+            return context.get_dummy_value()
+
+        return types.none(array), codegen

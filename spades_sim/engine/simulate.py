@@ -16,7 +16,7 @@ from numba import njit
 
 from .bidding import bid_round_nb, exchange_size_nb
 from .bits import TRUMP_MASK, byte_of_nb, lowest_card, wrap_seat_nb
-from .borrow import borrow_nb
+from .borrow import borrow_nb, keep_nb
 from .deal import draw_deal_nb, ordered_deck_nb, shuffle_deal_nb
 from .layout import (
     DEAL_DRAW,
@@ -24,6 +24,7 @@ from .layout import (
     FIRST_LEADER_RANDOM,
     FIRST_LEADER_TWO_OF_CLUBS,
     GAME_SHIFT,
+    N_PARAMS,
     P_BLIND_BID_RATE,
     P_BLIND_NIL_RATE,
     P_BUMP_RATE,
@@ -136,9 +137,18 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
     rule_bag_floor = rules.bag_limit - RULE_BAG_ROOM if rules.bag_limit > 0 else 1 << 62
     if rules.ten_for_two_hundred != 0:
         rule_bag_floor = -1
+    # The parameters as an array too, for the bids (strategy_bids.choose_bid_nb).
+    param_array = np.empty((4, N_PARAMS), dtype=np.float64)
+    for slot in range(N_PARAMS):
+        param_array[0, slot] = params[0][slot]
+        param_array[1, slot] = params[1][slot]
+        param_array[2, slot] = params[2][slot]
+        param_array[3, slot] = params[3][slot]
+    param_rows = borrow_nb(param_array)
     memo_keys, memo_values = memo_tables_nb()
-    # Borrowed views (borrow.py): the bids read the memo through inlined helpers, and the
-    # owned arrays would be counted four times a bid; these live as long as the call.
+    # Borrowed views (borrow.py): the bids read the memo and the parameters through inlined
+    # helpers, and owned arrays would be counted four times a bid; keep_nb at each return
+    # keeps the owners alive as long as the views.
     memo = (memo_groups_nb(kinds, params), borrow_nb(memo_keys), borrow_nb(memo_values))
     search_key = play_key ^ _SEARCH_KEY_XOR
     played_by = np.zeros(4, dtype=np.int64)  # each seat's cards played this hand (for mc)
@@ -161,6 +171,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
         first_dealer = 0
         if games_mode:
             if capacity - row < rules.hand_cap:
+                keep_nb(param_array)  # (the borrowed views' owners live to here: borrow.py)
+                keep_nb(memo_keys)
                 return unit, row
             game_id = first_unit + unit
             key_index = (game_id << GAME_SHIFT) + 1
@@ -194,7 +206,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
 
             # -- bidding: blind choices, bids, bumps (bidding.py) ----------------------------
             bids, blind, bumped, play_state = bid_round_nb(
-                rules, kinds_packed, params, random_bids, rates, blind_floor, score_aware, dealer,
+                rules, kinds_packed, params, param_rows, random_bids, rates, blind_floor,
+                score_aware, dealer,
                 (hand0, hand1, hand2, hand3), (scores[0], scores[1], scores[2], scores[3]),
                 (bags[0], bags[1], bags[2], bags[3]), memo, play_state, plugins,
             )
@@ -410,6 +423,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 break
             dealer = wrap_seat_nb(dealer + 1, players)
             key_index += 1
+    keep_nb(param_array)
+    keep_nb(memo_keys)
     return n_units, row
 
 

@@ -100,14 +100,17 @@ def heuristic_blind_nb(seat_params, deficit, blind_nil_ok, blind_bids):
 
 
 @njit(cache=True, inline="always")
-def choose_bid_nb(rules, kind, params, random_bids, seat, hands, estimate, bids, blind, legal,
-                  scores, bags, score_aware, memo, state):
+def choose_bid_nb(rules, kind, param_rows, random_bids, seat, hands, estimate, bids, blind,
+                  legal, scores, bags, score_aware, memo, state):
     """``(bid, state)``: the bid of ``seat`` (0..hand_size; 0 is nil where nil is on).
 
     ``legal`` is the bitmask of the bids the rules allow here (``bidding.legal_bids_nb``);
     ``hands`` the 4-tuple of holdings (picked by seat only where a strategy looks at its cards);
     ``estimate`` the heuristic's trick estimate of the seat's hand (``estimate_tricks_nb``).
-    ``params`` holds every seat's parameter tuple; ``random_bids`` packs each random seat's
+    ``param_rows`` holds every seat's parameters as a row of a float64[4, N_PARAMS] array
+    (``simulate.py`` builds it once per kernel call: a row read by a runtime seat is a load, where
+    a tuple picked by a runtime seat is a jump table and a copy); ``random_bids`` packs each
+    random seat's
     ``bid_min`` and ``bid_max`` (``random_bid_ranges_nb``). ``bids`` is packed; seats that have
     not bid yet read 255. ``random`` picks uniformly among the legal bids in
     ``bid_min..bid_max`` (among all legal bids when none is there): one ``bounded`` draw.
@@ -131,7 +134,7 @@ def choose_bid_nb(rules, kind, params, random_bids, seat, hands, estimate, bids,
             candidates = legal
         index, state = bounded_nb(state, popcount(candidates))
         return nth_card_nb(candidates, index), state
-    seat_params = params[seat]
+    seat_params = param_rows[seat]
     hand = hands[seat]
     if seat_params[P_EV_BID] != 0:
         adjustment = 0.0
