@@ -23,6 +23,7 @@ from spades_sim.engine.bits import (
     pext_loop_nb,
     pext_nb,
 )
+from spades_sim.engine.borrow import borrow_nb, keep_nb
 from spades_sim.run import play_games, simulate_hands
 
 PLAYABLE = list(PRESETS)
@@ -295,3 +296,25 @@ def test_bit_gather_and_scatter_match_their_definitions():
         source, mask = int(sources[i]), int(masks[i])
         assert out[i, 0] == out[i, 2] == _pext_reference(source, mask)
         assert out[i, 1] == out[i, 3] == _pdep_reference(source, mask)
+
+
+@njit(cache=True)
+def _borrowed_reads(n):
+    """Reads through a borrowed view after fresh allocations, its owner kept alive by keep_nb
+    (as the kernels do): the view must still see the owner's values."""
+    owner = np.arange(n, dtype=np.int64)
+    view = borrow_nb(owner)
+    total = 0
+    for _ in range(8):  # allocations that could reuse a freed owner's memory
+        other = np.full(n, -1, dtype=np.int64)
+        total += other[0]
+    same = True
+    for i in range(n):
+        same &= view[i] == i
+    keep_nb(owner)
+    return same, total
+
+
+def test_borrowed_view_reads_its_owner():
+    same, total = _borrowed_reads(4096)
+    assert same and total == -8
