@@ -260,6 +260,16 @@ def test_bad_plugins_get_one_line_errors(plugin_file, spec, message, capsys):
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+def test_a_plugin_error_in_a_worker_process_is_one_line(plugin_file, tmp_path, capsys):
+    # (the error comes back pickled from a worker: it must not break the process pool)
+    args = ["simulate", "--hands", "30", "--chunk-size", "10", "--jobs", "2", "--out",
+            str(tmp_path / "run"), "--strategy", f"{plugin_file}:Raises"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "raised KeyError: 'boom'" in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
 def test_debug_shows_the_plugins_own_traceback(plugin_file, capsys):
     assert main(["simulate", "--debug", "--hands", "5", "--strategy",
                  f"{plugin_file}:Raises"]) == 2

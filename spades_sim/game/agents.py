@@ -192,3 +192,9 @@ class PluginError(StrategyError):
     def __init__(self, name: str, hand: Hand, error: Exception):
         super().__init__(f"strategy {name} raised {type(error).__name__}: {error} (hand "
                          f"{hand.hand_id}, seat {hand.to_act}, {hand.phase} phase)")
+
+    def __reduce__(self):
+        # A worker process sends its errors back pickled, and unpickling calls the class
+        # with ``args`` (the message alone): come back as a StrategyError with this message,
+        # or the pool breaks and the user gets a traceback about pickling instead.
+        return StrategyError, self.args
