@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from spades_sim.cli import main
-from spades_sim.core.cards import cards_of
+from spades_sim.core.cards import SUIT_MASKS, cards_of
 from spades_sim.core.errors import SpadesError, StrategyError
 from spades_sim.core.rules import PRESETS, preset
 from spades_sim.core.scoring import score_side
@@ -122,6 +122,29 @@ def test_totals_are_the_solver_sums_and_deterministic():
     assert first.play_stream.state == second.play_stream.state
     assert best_card({3: 5, 7: 5, 9: 2}) == 3 and best_card({3: 5, 7: 5}, preferred=7) == 7
     assert best_card({3: (1, 0), 7: (0, 9)}, preferred=7) == 3
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_samples_keep_the_voids_when_random_tries_fail(seed, monkeypatch):
+    # With no random tries left, every sample comes from the augmenting-path deal: it must
+    # keep every void shown, the card counts and the cards on the table legal for the solver.
+    from spades_sim.game import sampling
+
+    rules = preset("classic")
+    hand = _forward(rules, seed, lambda h: h.voids != 0 and len(h.trick) == 2)
+    seat = hand.to_act
+    rng = Generator(hand.clone().play_stream)
+    monkeypatch.setattr(sampling, "MAX_TRIES", 0)
+    for _ in range(4):
+        deal = sample_hidden(hand, seat, rng).hands
+        assert deal[seat] == hand.hands[seat]
+        for other in range(4):
+            assert deal[other].bit_count() == hand.hands[other].bit_count()
+            for suit in range(4):
+                if hand.voids >> (4 * other + suit) & 1:
+                    assert deal[other] & SUIT_MASKS[suit] == 0
+        solve_cards(rules, deal, hand.leader, trick=_trick(hand),
+                    trick_index=hand.trick_index, spades_broken=hand.spades_broken)
 
 
 # Classic positions (seed, trick index) where a live nil bidder plays last to a trick and

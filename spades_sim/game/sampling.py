@@ -7,12 +7,16 @@ shown, how many cards each seat still holds, the cards it passed to its partner 
 face-up cards it turned down (out of play). The bids are not used. Cards go out one at a time,
 each to a seat with the chance of its free places (a seat void in the card's suit has none), so
 without voids every consistent deal is equally likely; with voids the deal is consistent but
-not exactly uniform.
+not exactly uniform. When the voids leave so little room that ``MAX_TRIES`` such deals all run
+into a card no seat may take, the cards of the last try are dealt by the search player's
+void-respecting deal (``reference.search.void_deal``: augmenting paths, so every void shown is
+kept whenever some deal keeps them all).
 """
 
 from __future__ import annotations
 
 from ..core.cards import cards_of
+from ..reference.search import void_deal
 from .state import Hand
 
 MAX_TRIES = 100
@@ -23,9 +27,10 @@ def sample_hidden(hand: Hand, seat: int, rng) -> Hand:
     cannot see, consistent with what it has seen (the module docstring); ``rng`` is a
     :class:`~.observation.Generator` (or any object with ``bounded(n)``).
 
-    Only the holdings change: ``dealt`` and the other records stay as they were. When no deal
-    within ``MAX_TRIES`` tries respects every void shown (possible only in contrived states),
-    the voids are ignored for the last one.
+    Only the holdings change: ``dealt`` and the other records stay as they were. When no
+    random deal within ``MAX_TRIES`` tries respects every void shown, the last try's cards are
+    dealt by augmenting paths (the module docstring), which keeps every void whenever a deal
+    can.
     """
     rules = hand.rules
     players = rules.players
@@ -45,8 +50,7 @@ def sample_hidden(hand: Hand, seat: int, rng) -> Hand:
             for other in range(players)]
     spare = len(cards) - sum(need)  # cards out of play that seat cannot tell apart
     sampled = None
-    for attempt in range(MAX_TRIES + 1):
-        use_voids = attempt < MAX_TRIES
+    for _ in range(MAX_TRIES):
         for i in range(len(cards) - 1, 0, -1):
             j = rng.bounded(i + 1)
             cards[i], cards[j] = cards[j], cards[i]
@@ -55,7 +59,7 @@ def sample_hidden(hand: Hand, seat: int, rng) -> Hand:
         deal = list(known)
         for card in cards:
             suit = 3 if card >= 52 else card // 13
-            weights = [0 if other == seat or (use_voids and hand.voids >> (4 * other + suit) & 1)
+            weights = [0 if other == seat or hand.voids >> (4 * other + suit) & 1
                        else lacking[other] for other in range(players)]
             total = sum(weights) + room
             if total == 0:
@@ -72,6 +76,9 @@ def sample_hidden(hand: Hand, seat: int, rng) -> Hand:
         else:
             sampled = deal
             break
+    if sampled is None:  # (the last try's card order, dealt by augmenting paths)
+        dealt = void_deal(cards, need + [0] * (4 - players), hand.voids, spare)
+        sampled = [known[other] | dealt[other] for other in range(players)]
     copy = hand.clone()
     copy.hands = sampled
     return copy
