@@ -49,7 +49,7 @@ from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_
 _I64, _U64, _BOOL = types.int64, types.uint64, types.boolean
 _RULES = types.NamedUniTuple(types.int64, len(KernelRules._fields), KernelRules)
 _PARAMS = types.UniTuple(types.float64, N_PARAMS)
-_FACTS = types.UniTuple(types.int64, 4)
+_FACTS = types.UniTuple(types.int64, 3)
 _PER_SIDE = types.UniTuple(types.int64, 4)
 _ARRAY = types.int64[::1]
 

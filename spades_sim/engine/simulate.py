@@ -255,7 +255,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             first_leader = leader
 
             # -- play ---------------------------------------------------------------------
-            facts = (0, 0, 0, 0)
+            facts = (0, 0, 0)
             if kinds_packed != 0:  # only the heuristic's play reads these (random is kind 0)
                 facts = hand_facts_nb(rules, bids, blind)
             illegal = 0

@@ -62,13 +62,11 @@ def choose_card_nb(rules, kind, play_packed, seat, hand, legal, n_in_trick, lead
 def hand_facts_nb(rules, bids, blind):
     """Per-hand facts the play policy reads, computed once after bidding.
 
-    Returns ``(nil_bits, contracts, contract_seats, credits)``. ``nil_bits``: bit ``seat`` set
-    for a nil or blind-nil bidder. ``contracts``: packed 8 bits per seat, the contract of the
-    seat's side (the sum of the side's non-nil bids). ``contract_seats``: packed 4 bits per
-    seat, bit ``other`` of nibble ``seat`` set when ``other`` is on the seat's side and not nil
-    (whose tricks count toward that contract). ``credits``: the same relation by winner, bit
-    ``seat`` of nibble ``winner`` set when a trick won by ``winner`` counts toward the seat's
-    contract (``credit_nb``).
+    Returns ``(nil_bits, contracts, credits)``. ``nil_bits``: bit ``seat`` set for a nil or
+    blind-nil bidder. ``contracts``: packed 8 bits per seat, the contract of the seat's side
+    (the sum of the side's non-nil bids). ``credits``: packed 4 bits per winner, bit ``seat`` of
+    nibble ``winner`` set when ``winner`` is on the seat's side and not nil, so that the tricks
+    it wins count toward the seat's contract (``credit_nb``).
     """
     players = rules.players
     partnership = rules.partnership != 0
@@ -76,16 +74,14 @@ def hand_facts_nb(rules, bids, blind):
     # read zero, hence the mask of the seats.
     nil_bits = zero_bytes_nb(bids) & (0xF if rules.nil != 0 else blind) & ((1 << players) - 1)
     contracts = 0
-    contract_seats = 0
     credits = 0
     for seat in range(players):
         side = (0b0101 << (seat & 1)) if partnership else 1 << seat
         counted = side & ~nil_bits
         contracts |= sum_bytes_nb(bids, counted) << (8 * seat)
-        contract_seats |= counted << (4 * seat)
         for winner in range(players):
             credits |= ((counted >> winner) & 1) << (4 * winner + seat)
-    return nil_bits, contracts, contract_seats, credits
+    return nil_bits, contracts, credits
 
 
 @njit(cache=True, inline="always")
@@ -93,7 +89,7 @@ def credit_nb(facts, winner):
     """What a trick won by ``winner`` adds to the packed ``taken`` (8 bits per seat: the tricks
     counting toward each seat's contract, which the play loops keep beside ``tricks``): one in
     the byte of every seat whose contract the winner's tricks count toward."""
-    return (((facts[3] >> (4 * winner)) & 0xF) * 0x204081) & 0x01010101
+    return (((facts[2] >> (4 * winner)) & 0xF) * 0x204081) & 0x01010101
 
 
 @njit(cache=True, inline="always")
