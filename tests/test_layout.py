@@ -41,12 +41,12 @@ def _both(games_mode: bool, duplicate: bool):
                                               seats=seats, sides=sides, games=games))
     expected = _categorical(pd.concat(frames, ignore_index=True))
     table = layout.stored_table(blocks, layout.stored_types(seats, sides, games=games_mode))
-    return expected, table, {c.name: c.rules for c in CONFIGS}
+    return expected, table, {c.name: c.rules for c in CONFIGS}, blocks
 
 
 @pytest.mark.parametrize("games_mode, duplicate", [(False, False), (False, True), (True, True)])
 def test_stored_rows_give_the_tidy_frame(games_mode, duplicate):
-    expected, table, rules = _both(games_mode, duplicate)
+    expected, table, rules, _ = _both(games_mode, duplicate)
     assert table.num_rows * 4 >= len(expected) > table.num_rows  # one row per hand
     frame = layout.tidy_from_stored(table, rules, cards=True)
     pd.testing.assert_frame_equal(frame, expected)
@@ -72,3 +72,39 @@ def test_stored_schema_is_narrow_and_non_nullable():
     empty = layout.tidy_from_stored(schema.empty_table(), {}, par=True)
     assert len(empty) == 0 and empty["par_nil_safe"].dtype == "boolean"
     assert empty["hand_id"].dtype == np.int64
+
+
+@pytest.mark.parametrize("games_mode, duplicate", [(False, True), (True, True)])
+def test_the_checksum_of_the_blocks_is_the_tables(games_mode, duplicate):
+    """A worker checksums a chunk from its stored blocks (``stored_checksum``); a reader, from
+    the table it reads (``table_checksum``): the two agree on every preset, with par columns
+    holding missing values, and when a block has no rows."""
+    from spades_sim.run.provenance import stored_checksum, table_checksum
+
+    _, table, _, blocks = _both(games_mode, duplicate)
+    seats, sides = layout.shape(CONFIGS)
+    types = layout.stored_types(seats, sides, games=games_mode)
+    assert stored_checksum(blocks, types) == table_checksum(table)
+    par_types = layout.stored_types(seats, sides, par=True, games=games_mode)
+    rng = np.random.default_rng(1)
+    for block in blocks:
+        n = _rows(block)
+        for seat in range(seats):
+            block[f"par_nil_safe_{seat}"] = rng.integers(-1, 2, n).astype(np.int8)
+        for side in range(sides):
+            block[f"par_tricks_{side}"] = rng.integers(0, 14, n).astype(np.int8)
+    blocks[0] = {name: (value[0], 0) if isinstance(value, tuple) else value[:0]
+                 for name, value in blocks[0].items()}
+    par_table = layout.stored_table(blocks, par_types)
+    assert par_table.column("par_nil_safe_0").null_count > 0
+    assert stored_checksum(blocks, par_types) == table_checksum(par_table)
+    for block in blocks:  # no missing values: the plain header
+        for seat in range(seats):
+            block[f"par_nil_safe_{seat}"] = np.abs(block[f"par_nil_safe_{seat}"])
+    par_table = layout.stored_table(blocks, par_types)
+    assert par_table.column("par_nil_safe_0").null_count == 0
+    assert stored_checksum(blocks, par_types) == table_checksum(par_table)
+
+
+def _rows(block: dict) -> int:
+    return block["config"][1]

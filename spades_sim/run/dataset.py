@@ -34,6 +34,7 @@ import socket
 import sys
 import time
 import uuid
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
@@ -265,17 +266,40 @@ def pending_chunks(out: Path, spec: RunSpec, chunks) -> list[int]:
     return [c for c in chunks if check_chunk(out, spec, run_hash, listing, c).state != "done"]
 
 
+@dataclass(frozen=True)
+class StoredChunk:
+    """A chunk played and written under a temporary name (``tmp``, in the run folder), not yet
+    listed in ``meta.json`` nor renamed into place (:func:`place_chunk`)."""
+
+    chunk: int
+    units: int
+    checksum: str
+    tmp: str
+
+
 def write_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
                 run_hash: str | None = None, table: pa.Table | None = None) -> tuple[int, int]:
     """Play a chunk and place its file; returns ``(chunk, units played)``, or ``(chunk, 0)``
     when ``writer`` no longer holds its lock (its process died: the chunk is abandoned).
     ``table``: the chunk already played (``memory.play_chunk_stored``), to write only.
 
-    The file is written to a temporary name with its provenance, listed in meta.json (under the
-    meta.json lock) and renamed into place."""
+    :func:`store_chunk` then :func:`place_chunk`: the file is written to a temporary name with
+    its provenance, listed in meta.json (under the meta.json lock) and renamed into place."""
+    stored = store_chunk(spec, out, chunk, writer, run_hash, table)
+    if stored is None:
+        return chunk, 0
+    return place_chunk(spec, out, stored, writer)
+
+
+def store_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
+                run_hash: str | None = None, table: pa.Table | None = None) -> StoredChunk | None:
+    """Play a chunk (unless ``table`` holds it) and write its file, with its provenance, under
+    a temporary name; None when ``writer`` no longer holds its lock. A worker of a run on
+    several processes does this, and the run's own process places the file
+    (:func:`place_chunk`), so that workers never wait for ``meta.json``'s lock nor its flush."""
     out = Path(out)
     if writer is not None and not writer_alive(out, writer):
-        return chunk, 0
+        return None
     own_hash = spec.identity_hash()
     if run_hash is not None and own_hash != run_hash:
         raise RunError(f"{socket.gethostname()} (pid {os.getpid()}) computes another run "
@@ -287,35 +311,56 @@ def write_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
     if problem:  # a programming error: the stored table must keep the run schema
         raise RuntimeError(f"chunk {chunk}: the stored table does not match the run schema: "
                            f"{problem}")
-    checksum = table_checksum(table)
+    metadata = dict(table.schema.metadata or {})
+    known = metadata.pop(KEY_SHA256, None)  # (play_chunk_stored's)
+    checksum = known.decode() if known else table_checksum(table)
+    units = spec.chunk_range(chunk)[1]
     table = table.replace_schema_metadata({
-        **(table.schema.metadata or {}), KEY_RUN: own_hash.encode(),
+        **metadata, KEY_RUN: own_hash.encode(),
         KEY_CHUNK: str(chunk).encode(), KEY_ROWS: str(table.num_rows).encode(),
-        KEY_UNITS: str(spec.chunk_range(chunk)[1]).encode(), KEY_SHA256: checksum.encode()})
+        KEY_UNITS: str(units).encode(), KEY_SHA256: checksum.encode()})
     path = out / CHUNK_PATTERN.format(chunk)
     suffix = writer.suffix if writer is not None else f"{uuid.uuid4().hex}.{os.getpid()}"
     tmp = out / f".{path.name}.{suffix}.tmp"
     try:
         write_parquet(table, tmp)
-        del table
-        if writer is not None and not writer_alive(out, writer):
-            tmp.unlink(missing_ok=True)
-            return chunk, 0
-        with _locked(out / META_LOCK):
-            meta = read_meta(out)
-            if meta["identity_sha256"] != own_hash:
-                raise RunError(f"{out / META}: the run's identity changed while it was played")
-            listed = {**meta["chunks"], str(chunk): checksum}
-            meta["chunks"] = dict(sorted(listed.items(), key=lambda item: int(item[0])))
-            write_atomic(out / META, _dump_meta(meta), suffix)
-            os.replace(tmp, path)
     except (OSError, pa.ArrowException) as error:
         tmp.unlink(missing_ok=True)
         raise RunError(f"{path}: cannot write chunk {chunk}: {_reason(error)}")
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return chunk, spec.chunk_range(chunk)[1]
+    return StoredChunk(chunk, units, checksum, tmp.name)
+
+
+def place_chunk(spec: RunSpec, out, stored: StoredChunk,
+                writer: Writer | None = None) -> tuple[int, int]:
+    """List a stored chunk in meta.json with its checksum (under the meta.json lock) and rename
+    its file into place; ``(chunk, units)``, or ``(chunk, 0)`` when ``writer`` no longer holds
+    its lock (the temporary file is removed)."""
+    out = Path(out)
+    chunk = stored.chunk
+    path, tmp = out / CHUNK_PATTERN.format(chunk), out / stored.tmp
+    suffix = writer.suffix if writer is not None else f"{uuid.uuid4().hex}.{os.getpid()}"
+    try:
+        if writer is not None and not writer_alive(out, writer):
+            tmp.unlink(missing_ok=True)
+            return chunk, 0
+        with _locked(out / META_LOCK):
+            meta = read_meta(out)
+            if meta["identity_sha256"] != spec.identity_hash():
+                raise RunError(f"{out / META}: the run's identity changed while it was played")
+            listed = {**meta["chunks"], str(chunk): stored.checksum}
+            meta["chunks"] = dict(sorted(listed.items(), key=lambda item: int(item[0])))
+            write_atomic(out / META, _dump_meta(meta), suffix)
+            os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise RunError(f"{path}: cannot write chunk {chunk}: {_reason(error)}")
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return chunk, stored.units
 
 
 # -- reading runs back -----------------------------------------------------------------------------

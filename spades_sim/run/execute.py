@@ -15,7 +15,14 @@ from pathlib import Path
 from ..core.errors import RunError
 from ..core.limits import MAX_JOBS
 from ..core.rules import preset
-from .dataset import pending_chunks, prepare_dir, read_meta, write_chunk
+from .dataset import (
+    pending_chunks,
+    place_chunk,
+    prepare_dir,
+    read_meta,
+    store_chunk,
+    write_chunk,
+)
 from .locks import claim_share
 from .memory import play_chunk, play_chunk_stored
 from .spec import RunSpec, make_config, shard_chunks
@@ -239,8 +246,10 @@ def _warm_in_subprocess(games: bool, search: bool = False, par: bool = False) ->
               "its own", file=sys.stderr)
 
 
-def _write(task):
-    return write_chunk(*task)
+def _store(task):
+    """A worker's part of a chunk: play it and write its file under a temporary name."""
+    spec, out, chunk, writer, run_hash = task
+    return chunk, store_chunk(spec, out, chunk, writer, run_hash)
 
 
 def _pipelined(tasks):
@@ -253,7 +262,7 @@ def _pipelined(tasks):
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="spades-sim-writer") as pool:
         writing = None
         for spec, out, chunk, writer, run_hash in tasks:
-            table = play_chunk_stored(spec, chunk)
+            table = play_chunk_stored(spec, chunk, checksum=False)  # (the writer's work)
             if writing is not None:
                 yield writing.result()
             writing = pool.submit(write_chunk, spec, out, chunk, writer, run_hash, table)
@@ -263,13 +272,26 @@ def _pipelined(tasks):
 
 
 def _run_chunks(tasks, jobs, backend, client):
-    """``(chunk, units)`` of every task as it finishes (``units`` 0: abandoned)."""
-    from joblib import Parallel, delayed, parallel_config
+    """``(chunk, units)`` of every task as it finishes (``units`` 0: abandoned).
 
+    On one job, :func:`_pipelined`. On several, the workers play the chunks and write their
+    files under temporary names (:func:`_store`), and this process lists each in ``meta.json``
+    and renames it into place as it comes back: a worker never waits for ``meta.json``'s lock
+    or its flush to disk (about 10 ms a chunk with two workers), and this process, idle
+    otherwise, does the waiting."""
     if backend == "loky" and jobs == 1:
         yield from _pipelined(tasks)
         return
-    calls = (delayed(_write)(task) for task in tasks)
+    spec, out, _, writer, _ = tasks[0]  # (every task has the spec, the folder and the writer)
+    for chunk, stored in _stored_chunks(tasks, jobs, backend, client):
+        yield (chunk, 0) if stored is None else place_chunk(spec, out, stored, writer)
+
+
+def _stored_chunks(tasks, jobs, backend, client):
+    """``(chunk, StoredChunk or None)`` of every task, played by the workers."""
+    from joblib import Parallel, delayed, parallel_config
+
+    calls = (delayed(_store)(task) for task in tasks)
     if backend == "loky":
         with parallel_config(backend="loky", n_jobs=jobs):
             yield from Parallel(return_as="generator_unordered")(calls)
