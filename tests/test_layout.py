@@ -11,7 +11,7 @@ from spades_sim.game import dispatch
 from spades_sim.run import layout
 from spades_sim.run.frames import tidy_frame
 from spades_sim.run.memory import _categorical, _home_seats, _rotated
-from spades_sim.run.spec import make_config
+from spades_sim.run.spec import RunSpec, make_config
 
 CONFIGS = [make_config(name, preset(name), ["heuristic", "random"] * 2
                        if preset(name).players == 4 else ["heuristic"]) for name in PRESETS]
@@ -28,10 +28,10 @@ def _both(games_mode: bool, duplicate: bool):
             continue
         for copy in (False, True) if duplicate else (False,):
             strategies = _rotated(config.strategies, 1 if copy else 0)
-            if games_mode:
-                hands, games = dispatch.play_games(config.rules, strategies, keys, 0, 6, False)
+            if games_mode:  # (chunk 2 of 6 games, or of 200 hands)
+                hands, games = dispatch.play_games(config.rules, strategies, keys, 12, 6, False)
             else:
-                hands, games = dispatch.play_hands(config.rules, strategies, keys, 0, 200,
+                hands, games = dispatch.play_hands(config.rules, strategies, keys, 400, 200,
                                                    False), None
             frame = tidy_frame(hands, config.rules, strategies, config=config.name,
                                duplicate=copy, chunk=2, games=games, cards=True)
@@ -40,21 +40,36 @@ def _both(games_mode: bool, duplicate: bool):
                                               config=config.name, duplicate=copy, chunk=2,
                                               seats=seats, sides=sides, games=games))
     expected = _categorical(pd.concat(frames, ignore_index=True))
-    table = layout.stored_table(blocks, layout.stored_types(seats, sides, games=games_mode))
-    return expected, table, {c.name: c.rules for c in CONFIGS}, blocks
+    run = _run(games_mode, duplicate)
+    table = layout.stored_table(blocks, run.stored_types)
+    return expected, table, run, blocks
+
+
+def _run(games_mode: bool, duplicate: bool, par: bool = False) -> RunSpec:
+    configs = tuple(c for c in CONFIGS if not duplicate or c.rules.players == 4)
+    units = {"n_games": 18} if games_mode else {"n_hands": 600}
+    return RunSpec(configs, 3, chunk_size=6 if games_mode else 200, duplicate=duplicate,
+                   par=par, cards=True, **units)
 
 
 @pytest.mark.parametrize("games_mode, duplicate", [(False, False), (False, True), (True, True)])
 def test_stored_rows_give_the_tidy_frame(games_mode, duplicate):
-    expected, table, rules, _ = _both(games_mode, duplicate)
+    expected, table, run, _ = _both(games_mode, duplicate)
     assert table.num_rows * 4 >= len(expected) > table.num_rows  # one row per hand
-    frame = layout.tidy_from_stored(table, rules, cards=True)
+    assert not {"rules", "chunk", "strategy_0"} & set(table.column_names)
+    assert ("duplicate" in table.column_names) == duplicate
+    frame = layout.tidy_from_stored(table, run)
     pd.testing.assert_frame_equal(frame, expected)
-    some = ["hand_id", "seat", "side_taken", "hcp", "strategy", "score_delta"]
-    pd.testing.assert_frame_equal(layout.tidy_from_stored(table, rules, columns=some),
+    some = ["hand_id", "seat", "side_taken", "hcp", "strategy", "score_delta", "chunk"]
+    pd.testing.assert_frame_equal(layout.tidy_from_stored(table, run, columns=some),
                                   expected[some])
-    without = layout.tidy_from_stored(table, rules)
+    without = layout.tidy_from_stored(table, RunSpec(run.configs, 3, chunk_size=run.chunk_size,
+                                                     duplicate=duplicate, **_units(run)))
     assert "cards" not in without.columns and len(without) == len(expected)
+
+
+def _units(run: RunSpec) -> dict:
+    return {"n_games": run.n_games} if run.games_mode else {"n_hands": run.n_hands}
 
 
 def test_a_run_of_hands_stores_no_game_columns():
@@ -69,7 +84,7 @@ def test_stored_schema_is_narrow_and_non_nullable():
     schema = layout.stored_schema(types)
     assert [f.name for f in schema if f.nullable] == [f"par_nil_safe_{s}" for s in range(4)]
     assert "nil_0" not in types and "side_contract_0" not in types and "hcp_0" not in types
-    empty = layout.tidy_from_stored(schema.empty_table(), {}, par=True)
+    empty = layout.tidy_from_stored(schema.empty_table(), _run(True, True, par=True))
     assert len(empty) == 0 and empty["par_nil_safe"].dtype == "boolean"
     assert empty["hand_id"].dtype == np.int64
 
@@ -81,11 +96,11 @@ def test_the_checksum_of_the_blocks_is_the_tables(games_mode, duplicate):
     holding missing values, and when a block has no rows."""
     from spades_sim.run.provenance import stored_checksum, table_checksum
 
-    _, table, _, blocks = _both(games_mode, duplicate)
+    _, table, run, blocks = _both(games_mode, duplicate)
     seats, sides = layout.shape(CONFIGS)
-    types = layout.stored_types(seats, sides, games=games_mode)
+    types = run.stored_types
     assert stored_checksum(blocks, types) == table_checksum(table)
-    par_types = layout.stored_types(seats, sides, par=True, games=games_mode)
+    par_types = _run(games_mode, duplicate, par=True).stored_types
     rng = np.random.default_rng(1)
     for block in blocks:
         n = _rows(block)

@@ -418,8 +418,7 @@ def load_run(out, columns=None) -> pd.DataFrame:
 def chunk_frame(spec: RunSpec, table: pa.Table, columns=None) -> pd.DataFrame:
     """The tidy frame (``spec.column_types``, or only ``columns``) of stored rows of the run
     (a chunk file's table, ``run/layout.py``)."""
-    return tidy_from_stored(table, spec.rules_by_config, columns, par=spec.par,
-                            cards=spec.cards)
+    return tidy_from_stored(table, spec, columns)
 
 
 

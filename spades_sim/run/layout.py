@@ -9,19 +9,27 @@ side (``score_delta_0`` ..), and none of the columns the tidy frame derives:
 - ``seat`` and ``side`` (the row's position; the side from the rules' partnerships),
 - ``nil`` (a bid of 0 where nil is allowed, or a blind bid of 0),
 - ``side_contract`` and ``side_taken`` (the side's bids and the tricks that count toward them),
-- the hand features ``spades`` .. ``longest`` (from the dealt cards, stored as ``cards_S``).
+- the hand features ``spades`` .. ``longest`` (from the dealt cards, stored as ``cards_S``),
+- and those that follow from the run (:data:`FROM_RUN`): ``rules`` and ``strategy`` (the row's
+  configuration's; a duplicate copy is stored at its strategies' home seats), ``chunk`` (the
+  hand's or game's id over the chunk size), and ``duplicate`` in a run without duplicate
+  copies.
 
 :func:`tidy_from_stored` rebuilds exactly the frame :func:`~spades_sim.run.frames.tidy_frame`
 makes from the record arrays (the tests check this on every preset, in both modes, with par and
 duplicate copies), so a run on disk and the same run in memory give equal frames.
 
 Stored columns, in order (``S``: the seats of the run's largest table, ``K``: its sides):
-``config``, ``duplicate``, ``chunk``, ``hand_id``, ``game_id``, ``rules``, ``dealer``,
-``game_over``, ``game_winner``; per seat ``strategy_S``, ``bid_S``, ``blind_S``, ``bumped_S``,
-``tricks_S``, ``cards_S`` (and ``par_nil_safe_S`` with par); per side ``score_before_K``,
-``bags_before_K``, ``score_delta_K``, ``bags_after_K`` (and ``par_tricks_K`` with par). A
-table with fewer seats or sides than the largest leaves the columns it has not with zeros (and
-an empty strategy). Every column is non-nullable but ``par_nil_safe_S``.
+``config``, ``duplicate`` (with duplicate copies), ``hand_id``, ``game_id``, ``dealer``,
+``game_over``, ``game_winner``; per seat ``bid_S``, ``blind_S``, ``bumped_S``, ``tricks_S``,
+``cards_S`` (and ``par_nil_safe_S`` with par); per side ``score_before_K``, ``bags_before_K``,
+``score_delta_K``, ``bags_after_K`` (and ``par_tricks_K`` with par); a run of independent
+hands leaves out ``game_id``, ``game_over``, ``game_winner``, ``score_before_K`` and
+``bags_before_K`` (:data:`GAMES_ONLY`). A table with fewer seats or sides than the largest
+leaves the columns it has not with zeros. Every column is non-nullable but
+``par_nil_safe_S``. Every column written costs time (about half a millisecond a chunk of
+100,000 hands to write and checksum, ``benchmarks/disk_speed.py``), so none is written that
+the run already says.
 """
 
 from __future__ import annotations
@@ -48,6 +56,11 @@ PAR_SEAT_TYPES = {"par_nil_safe": "bool"}
 GAMES_ONLY = {"game_id": -1, "game_over": False, "game_winner": -1, "score_before": 0,
               "bags_before": 0}
 PAR_SIDE_TYPES = {"par_tricks": "int8"}
+#: Columns of the row layout that follow from the run and are not written: ``rules`` and
+#: ``strategy_S`` from the row's configuration (a duplicate copy is stored at its strategies'
+#: home seats) and ``chunk`` from the row's id (``hand_id``, or ``game_id`` in a games run) over the
+#: chunk size; a run without duplicate copies does not write ``duplicate`` either (false).
+FROM_RUN = ("rules", "strategy", "chunk")
 FEATURES = ("spades", "high_cards", "hcp", "voids", "singletons", "longest")
 #: Which stored columns (by name before the ``_S``/``_K``) each derived tidy column needs.
 DERIVED_NEEDS = {"seat": (), "side": (), "nil": ("bid", "blind"),
@@ -63,11 +76,17 @@ def shape(configs) -> tuple[int, int]:
     return (max(c.rules.players for c in configs), max(c.rules.n_sides for c in configs))
 
 
-def stored_types(seats: int, sides: int, par: bool = False, games: bool = True) -> dict:
+def stored_types(seats: int, sides: int, par: bool = False, games: bool = True,
+                 duplicate: bool = True) -> dict:
     """The stored columns of a run whose largest table has ``seats`` seats and ``sides`` sides,
-    in order, with their types (``category``: a dictionary of strings); a run of independent
-    hands (``games`` false) leaves out the columns of :data:`GAMES_ONLY`."""
-    types = stored_types_all(seats, sides, par)
+    in order, with their types (``category``: a dictionary of strings): every row column but
+    those that follow from the run (:data:`FROM_RUN`; ``duplicate`` too in a run without
+    duplicate copies); a run of independent hands (``games`` false) leaves out the columns of
+    :data:`GAMES_ONLY`."""
+    types = {name: kind for name, kind in stored_types_all(seats, sides, par).items()
+             if name not in FROM_RUN and name.rsplit("_", 1)[0] not in FROM_RUN}
+    if not duplicate:
+        del types["duplicate"]
     if not games:
         types = {name: kind for name, kind in types.items()
                  if name not in GAMES_ONLY and name.rsplit("_", 1)[0] not in GAMES_ONLY}
@@ -75,7 +94,8 @@ def stored_types(seats: int, sides: int, par: bool = False, games: bool = True) 
 
 
 def stored_types_all(seats: int, sides: int, par: bool = False) -> dict:
-    """Every stored column (those of a games run)."""
+    """Every column of the row layout (a games run's, with those that follow from the run):
+    what :func:`stored_block` makes of a games run."""
     types = dict(HAND_TYPES)
     seat_types = {**SEAT_TYPES, **(PAR_SEAT_TYPES if par else {})}
     side_types = {**SIDE_TYPES, **(PAR_SIDE_TYPES if par else {})}
@@ -131,7 +151,8 @@ def stored_block(hands, rules, strategies, *, config: str, duplicate: bool, chun
                 ("tricks", hands.tricks), ("cards", hands.hands))}
     by_side = {name: np.ascontiguousarray(array[:, :n_sides].T) for name, array in
                (("score_before", hands.score_before), ("bags_before", hands.bags_before),
-                ("score_delta", hands.score_delta), ("bags_after", hands.bags_after))}
+                ("score_delta", hands.score_delta), ("bags_after", hands.bags_after))
+               if games is not None or name not in GAMES_ONLY}  # (hands: from zero)
     for seat in range(seats):
         home = seat < players
         source = seat_order[seat] if home else 0
@@ -191,29 +212,28 @@ def _numpy(kind: str):
 
 
 # -- stored -> tidy --------------------------------------------------------------------------------
-def tidy_from_stored(table: pa.Table, rules_by_config: dict, columns=None,
-                     par: bool = False, cards: bool = False) -> pd.DataFrame:
-    """The tidy frame (one row per hand and seat, ``core.par.tidy_types(par, cards)``) of
-    stored rows, in their order; only ``columns`` (in their order) when given.
-
-    ``rules_by_config``: each configuration's ``Rules`` (its players, sides and the nil rules
-    the derived columns follow)."""
+def tidy_from_stored(table: pa.Table, run, columns=None) -> pd.DataFrame:
+    """The tidy frame (one row per hand and seat, ``core.par.tidy_types(run.par, run.cards)``)
+    of stored rows of ``run`` (a :class:`~spades_sim.run.spec.RunSpec`: its configurations
+    give each row's rules, strategies and the columns derived from them, its chunk size the
+    ``chunk`` column), in their order; only ``columns`` (in their order) when given."""
+    par, cards = bool(run.par), bool(run.cards)
     wanted = list(tidy_types(par, cards))
     if columns is not None:  # in the order asked for
         wanted = [c for c in dict.fromkeys(columns) if c in set(wanted)]
     n = table.num_rows
     if n == 0:
         return _empty(wanted, par)
-    need = _needed(wanted, table.column_names)
-    categories, coded = _categories(table, [c for c in need if c == "config" or c == "rules"
-                                            or c.startswith("strategy_")])
-    arrays = {name: coded[name] if name in coded else _column(table, name) for name in need}
-    config_names = {i: name for i, name in enumerate(categories)}
+    need = _needed(wanted, table.column_names, run.games_mode)
+    arrays = {name: _column(table, name) for name in need if name != "config"}
+    categories, coded = _from_run(table, run, arrays)
+    arrays.update(coded)
+    configs = {config.name: config for config in run.configs}
     codes = arrays["config"]
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
     out: dict[str, list] = {name: [] for name in wanted}
     for start, stop in zip(starts, np.r_[starts[1:], n]):
-        rules = rules_by_config[config_names[int(codes[start])]]
+        rules = configs[categories[int(codes[start])]].rules
         _tidy_block(rules, arrays, int(start), int(stop), wanted, out)
     data = {}
     types = tidy_types(par, cards)
@@ -233,21 +253,39 @@ def tidy_from_stored(table: pa.Table, rules_by_config: dict, columns=None,
     return pd.DataFrame(data, columns=wanted)
 
 
-def _categories(table: pa.Table, names) -> tuple[list, dict]:
-    """The dictionary columns ``names`` as codes (int32) into one sorted list of all their
-    values: ``(values, {name: codes})``."""
-    decoded = {}
-    for name in names:
-        column = table.column(name).unify_dictionaries()
-        chunks = column.chunks
-        dictionary = chunks[0].dictionary.to_pylist() if chunks else []
-        codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
-                 if chunks else np.zeros(0, np.int32))
-        decoded[name] = (dictionary, codes.astype(np.int32, copy=False))
-    values = sorted({v for dictionary, _ in decoded.values() for v in dictionary})
-    position = {v: i for i, v in enumerate(values)}
-    coded = {name: np.array([position[v] for v in dictionary], dtype=np.int32)[codes]
-             if len(dictionary) else codes for name, (dictionary, codes) in decoded.items()}
+def _from_run(table: pa.Table, run, arrays: dict) -> tuple[list, dict]:
+    """The row columns that follow from the run (:data:`FROM_RUN`, and ``duplicate`` into
+    ``arrays`` where not stored), with ``config``: ``(values, columns)``, the dictionary
+    columns as int32 codes into ``values``, one sorted list of every name they hold."""
+    column = table.column("config").unify_dictionaries()
+    chunks = column.chunks
+    names = chunks[0].dictionary.to_pylist() if chunks else []
+    codes = (np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
+             if chunks else np.zeros(0, np.int32)).astype(np.int32, copy=False)
+    configs = {config.name: config for config in run.configs}
+    unknown = [name for name in names if name not in configs]
+    if unknown:  # (a table that passed the schema check but is not this run's)
+        raise ValueError(f"configuration {unknown[0]!r} is not one of the run's")
+    seats = max(config.rules.players for config in run.configs)
+    home = {name: [str(s) for s in configs[name].strategies] for name in names}  # (a
+    # duplicate copy's rows are stored at its strategies' home seats: the same names)
+    values = sorted({*names, *(configs[name].rules.preset_name for name in names),
+                     *(s for strategies in home.values() for s in strategies), ""})
+    position = {value: p for p, value in enumerate(values)}
+
+    def lookup(per_name):  # codes of a value per configuration name, as a table by code
+        return np.array([position[per_name(name)] for name in names] or [0], dtype=np.int32)
+
+    coded = {"config": lookup(lambda name: name)[codes],
+             "rules": lookup(lambda name: configs[name].rules.preset_name)[codes]}
+    if "duplicate" not in arrays:
+        arrays["duplicate"] = np.zeros(len(codes), dtype=bool)
+    for seat in range(seats):
+        coded[f"strategy_{seat}"] = lookup(lambda name, s=seat: home[name][s]
+                                           if s < len(home[name]) else "")[codes]
+    ids = arrays.get("game_id" if run.games_mode else "hand_id")
+    if ids is not None:
+        coded["chunk"] = (ids // run.chunk_size).astype(np.int32)
     return values, coded
 
 
@@ -265,17 +303,16 @@ def _empty(wanted, par) -> pd.DataFrame:
     return pd.DataFrame(frame, columns=wanted)
 
 
-def _needed(wanted, stored) -> list[str]:
+def _needed(wanted, stored, games: bool) -> list[str]:
     """The stored columns the tidy columns ``wanted`` are built from."""
-    bases = set()
+    bases = {"config", "duplicate"}
     for name in wanted:
         if name in DERIVED_NEEDS:
             bases.update(DERIVED_NEEDS[name])
-        elif name in HAND_TYPES:
-            bases.add(name)
+        elif name == "chunk":
+            bases.add("game_id" if games else "hand_id")
         else:
-            bases.add(name)  # a per-seat or per-side column: NAME_S / NAME_K
-    bases.add("config")
+            bases.add(name)  # a row column, or one per seat or side: NAME_S / NAME_K
     return [c for c in stored if c in bases or c.rsplit("_", 1)[0] in bases]
 
 
@@ -354,10 +391,14 @@ def _tidy_block(rules, arrays: dict, start: int, stop: int, wanted, out: dict) -
 #: 52 in a 64-bit mask: LZ4 saves nothing there and costs a millisecond a chunk), dictionaries
 #: only for the string columns (the others are numbers a dictionary does not shrink), statistics
 #: only for the ids (what a reader filters on), page checksums (so a damaged file is found when
-#: it is read).
+#: it is read). The ids, which count up, are delta-encoded (4 bytes a hand fewer, no slower),
+#: and each column is encoded in one batch (the default of 1,024 values a batch costs about a
+#: millisecond a chunk more).
 COMPRESSION = "lz4"
 UNCOMPRESSED = ("cards_",)
-STATISTICS = ("chunk", "hand_id", "game_id")
+STATISTICS = ("hand_id", "game_id")
+DELTA = ("hand_id", "game_id")
+WRITE_BATCH = 1 << 17
 
 
 def write_parquet(table: pa.Table, path) -> None:
@@ -368,6 +409,8 @@ def write_parquet(table: pa.Table, path) -> None:
                     if pa.types.is_dictionary(field.type)]
     codecs = {name: "none" if name.startswith(UNCOMPRESSED) else COMPRESSION
               for name in table.column_names}
+    names = set(table.column_names)
     pq.write_table(table, path, compression=codecs, use_dictionary=dictionaries,
-                   write_statistics=[c for c in STATISTICS if c in table.column_names],
-                   write_page_checksum=True)
+                   write_statistics=[c for c in STATISTICS if c in names],
+                   column_encoding={c: "DELTA_BINARY_PACKED" for c in DELTA if c in names},
+                   write_batch_size=WRITE_BATCH, write_page_checksum=True)

@@ -32,7 +32,9 @@ from ..game.plugins import check_plugins, plugin_sources_hash
 # at a smaller size) in the same folder.
 # 4: chunk files hold one row per hand (``run/layout.py``), not one per hand and seat; the tidy
 # frame is rebuilt from them when the run is read.
-FORMAT_VERSION = 4
+# 5: chunk files leave out the columns that follow from the run (``layout.FROM_RUN``: rules,
+# strategies, chunk; duplicate in a run without duplicate copies).
+FORMAT_VERSION = 5
 
 
 def identity_hash(identity: dict) -> str:
@@ -253,7 +255,8 @@ class RunSpec:
         hand, a column per seat and per side of its largest table)."""
         from .layout import shape, stored_types
 
-        return stored_types(*shape(self.configs), par=self.par, games=self.games_mode)
+        return stored_types(*shape(self.configs), par=self.par, games=self.games_mode,
+                            duplicate=self.duplicate)
 
     @property
     def rules_by_config(self) -> dict:
