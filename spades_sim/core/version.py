@@ -24,22 +24,44 @@ def engine_hash() -> str:
     the core modules the kernels take constants and types from (names included), and of the
     shipped bid model (``core/data/bid_model.json``: the kernels compile its tables in) and
     tuned presets (``core/data/tuned.json``: a run names them, so their values are the
-    engine's)."""
-    digest = hashlib.sha256()
+    engine's).
+
+    The files are read again only when one of them has changed (size, modification time,
+    inode) since the last call in this process: a run's workers ask for it at every chunk,
+    and reading and hashing the sources costs about a millisecond."""
+    paths = _engine_paths()
+    stamp = tuple(_stamp(path) for path in paths)
+    if _ENGINE_HASH.get("stamp") != stamp:
+        digest = hashlib.sha256()
+        for path in paths:
+            digest.update(f"{path.parent.name}/{path.name}".encode())
+            if not path.exists():  # (the bid model, before its first fit)
+                continue
+            digest.update(path.read_bytes())
+        _ENGINE_HASH.update(stamp=stamp, value=digest.hexdigest()[:16])
+    return _ENGINE_HASH["value"]
+
+
+_ENGINE_HASH: dict = {}
+
+
+def _engine_paths() -> list[Path]:
     engine = [path for path in sorted((PACKAGE_ROOT / "engine").glob("*.py"))
               if path.name != SOLVER_SOURCE]
-    paths = engine + [
+    return engine + [
         PACKAGE_ROOT / "core" / name
         for name in ("rules.py", "schema.py", "seeding.py", "strategies.py", "cards.py",
                      "view.py", "bidmodel.py", "data/bid_model.json",
                      "data/tuned.json")
     ]
-    for path in paths:
-        digest.update(f"{path.parent.name}/{path.name}".encode())
-        if not path.exists():  # (the bid model, before its first fit)
-            continue
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+
+
+def _stamp(path: Path):
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def solver_hash() -> str:
