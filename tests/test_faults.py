@@ -558,8 +558,9 @@ def test_workers_stop_when_their_parent_dies(tmp_path):
         finished = set(chunk_files(out))
         time.sleep(2.0)  # a worker that kept going would write a chunk every 0.3 s or so
         assert set(chunk_files(out)) == finished
-        # At most the chunks the workers had written when the parent died, which it never
-        # placed, are left as temporaries (of the dead writer), one per worker at most.
+        # At most the chunks the workers had written just before the parent died, which it
+        # never placed, are left as temporaries (of the dead writer), one per worker at most:
+        # a worker that finds its writer gone once it has written a file removes it.
         left = temporaries(out)
         assert len(left) <= 2 and all(name.startswith(".chunk-") for name in left)
         assert not {name.split(".")[1] for name in left} & {n.split(".")[0] for n in finished}

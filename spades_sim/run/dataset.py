@@ -324,6 +324,9 @@ def store_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
     tmp = out / f".{path.name}.{suffix}.tmp"
     try:
         write_parquet(table, tmp)
+        if writer is not None and not writer_alive(out, writer):  # (nobody would place it)
+            tmp.unlink(missing_ok=True)
+            return None
     except (OSError, pa.ArrowException) as error:
         tmp.unlink(missing_ok=True)
         raise RunError(f"{path}: cannot write chunk {chunk}: {_reason(error)}")
