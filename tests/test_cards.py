@@ -190,14 +190,18 @@ def test_a_replay_that_no_longer_matches_is_refused(games_run, tmp_path, capsys)
     meta = read_meta(out)
     meta["identity"]["configs"][0]["strategies"] = ["random"] * 4
     old, meta["identity_sha256"] = meta["identity_sha256"], identity_hash(meta["identity"])
-    (out / "meta.json").write_text(json.dumps(meta))
     for chunk in out.glob("chunk-*.parquet"):  # the chunks name the run they belong to
+        import hashlib
+
         import pyarrow.parquet as pq
 
         table = pq.read_table(chunk)
         kv = {k: v.replace(old.encode(), meta["identity_sha256"].encode())
               for k, v in table.schema.metadata.items()}
         pq.write_table(table.replace_schema_metadata(kv), chunk, write_page_checksum=True)
+        index = str(int(chunk.stem.split("-")[1]))  # and meta.json lists their bytes
+        meta["chunks"][index] = hashlib.sha256(chunk.read_bytes()).hexdigest()
+    (out / "meta.json").write_text(json.dumps(meta))
     assert main(["hand", str(out), "--game", "0", "--hand", "0"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "does not match the dataset" in err, err

@@ -41,9 +41,8 @@ from spades_sim.run.provenance import (
     KEY_CHUNK,
     KEY_ROWS,
     KEY_RUN,
-    KEY_SHA256,
+    file_checksum,
     schema_problem,
-    table_checksum,
 )
 
 execute_module = importlib.import_module("spades_sim.run.execute")
@@ -165,39 +164,13 @@ def test_every_chunk_carries_its_provenance(reference):
         assert kv[KEY_CHUNK].decode() == str(chunk)
         # one row per hand and configuration (run/layout.py)
         assert int(kv[KEY_ROWS]) == table.num_rows == (300 if chunk < 4 else 100) * 2
-        assert kv[KEY_SHA256].decode() == table_checksum(table) == meta["chunks"][str(chunk)]
+        # meta.json lists the SHA-256 of the file's bytes
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == meta["chunks"][str(chunk)]
+        assert file_checksum(path.read_bytes()) == meta["chunks"][str(chunk)]
         assert schema_problem(table, spec().stored_types) is None
-    # The checksum is of the content, not of how it is stored: the table as played and as read
-    # back from Parquet agree.
-    played = play_chunk_stored(spec(), 2)
-    assert table_checksum(played) == meta["chunks"]["2"]
+    # The file holds the table as played.
+    assert pq.read_table(reference / CHUNK_PATTERN.format(2)).equals(play_chunk_stored(spec(), 2))
     assert tuple(TIDY_TYPES) == TIDY_COLUMNS
-
-
-def test_the_checksum_of_a_category_column_ignores_how_its_dictionary_is_stored():
-    """Sorted and fully used (the indices are the codes, read as they are), unsorted, with an
-    unused entry, with narrow indices, or in two pieces: one content, one checksum."""
-    import pyarrow as pa
-
-    values = ["b", "a", "c", "a", "b"]
-
-    def checksum(column):
-        return table_checksum(pa.table({"config": column}))
-
-    canonical = pa.DictionaryArray.from_arrays(pa.array([1, 0, 2, 0, 1], pa.int32()),
-                                               pa.array(["a", "b", "c"]))
-    unsorted = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 1, 0], pa.int32()),
-                                              pa.array(["b", "a", "c"]))
-    unused = pa.DictionaryArray.from_arrays(pa.array([2, 0, 3, 0, 2], pa.int32()),
-                                            pa.array(["a", "z", "b", "c"]))
-    narrow = pa.DictionaryArray.from_arrays(pa.array([1, 0, 2, 0, 1], pa.int8()),
-                                            pa.array(["a", "b", "c"]))
-    pieces = pa.chunked_array([canonical.slice(0, 2), canonical.slice(2)])
-    assert canonical.to_pylist() == values
-    assert {checksum(c) for c in (canonical, unsorted, unused, narrow, pieces)} == {
-        checksum(canonical)}
-    assert checksum(canonical) != checksum(pa.DictionaryArray.from_arrays(
-        pa.array([1, 0, 2, 0, 0], pa.int32()), pa.array(["a", "b", "c"])))
 
 
 # -- damaged chunks --------------------------------------------------------------------------------
@@ -251,14 +224,6 @@ def _rows_dropped(out, other):
     _rewrite(out / THREE, lambda table: table.slice(0, 100))
 
 
-def _re_signed(out, other):
-    """Edited values with a recomputed checksum: only meta.json's listing tells."""
-    path = out / THREE
-    table = _edit_values(pq.read_table(path))
-    kv = {**table.schema.metadata, KEY_SHA256: table_checksum(table).encode()}
-    pq.write_table(table.replace_schema_metadata(kv), path)
-
-
 def _unlisted(out, other):
     meta = meta_of(out)
     del meta["chunks"]["3"]
@@ -275,14 +240,13 @@ def _listed_otherwise(out, other):
     (_truncate, "unreadable"),
     (_swap, "it is chunk 4 of this run, not chunk 3"),
     (_other_seed, "it belongs to another run"),
-    (_edited, "its content does not match its checksum"),
+    (_edited, "its bytes do not match the checksum meta.json lists for it"),
     (_one_column, "it carries no chunk provenance"),
     (_one_column_with_provenance, "no column 'config'"),
     (_float_scores, "column score_delta_0 is double, the run schema has int64"),
     (_rows_dropped, "it holds 100 rows, its own metadata says 600"),
-    (_re_signed, "meta.json lists it with another checksum"),
     (_unlisted, "it is not listed as finished in meta.json"),
-    (_listed_otherwise, "meta.json lists it with another checksum"),
+    (_listed_otherwise, "its bytes do not match the checksum meta.json lists for it"),
 ], ids=lambda value: value.__name__.strip("_") if callable(value) else None)
 def test_a_chunk_that_does_not_belong_is_found(run, reference, other_seed, capsys, damage,
                                                why):

@@ -87,39 +87,3 @@ def test_stored_schema_is_narrow_and_non_nullable():
     empty = layout.tidy_from_stored(schema.empty_table(), _run(True, True, par=True))
     assert len(empty) == 0 and empty["par_nil_safe"].dtype == "boolean"
     assert empty["hand_id"].dtype == np.int64
-
-
-@pytest.mark.parametrize("games_mode, duplicate", [(False, True), (True, True)])
-def test_the_checksum_of_the_blocks_is_the_tables(games_mode, duplicate):
-    """A worker checksums a chunk from its stored blocks (``stored_checksum``); a reader, from
-    the table it reads (``table_checksum``): the two agree on every preset, with par columns
-    holding missing values, and when a block has no rows."""
-    from spades_sim.run.provenance import stored_checksum, table_checksum
-
-    _, table, run, blocks = _both(games_mode, duplicate)
-    seats, sides = layout.shape(CONFIGS)
-    types = run.stored_types
-    assert stored_checksum(blocks, types) == table_checksum(table)
-    par_types = _run(games_mode, duplicate, par=True).stored_types
-    rng = np.random.default_rng(1)
-    for block in blocks:
-        n = _rows(block)
-        for seat in range(seats):
-            block[f"par_nil_safe_{seat}"] = rng.integers(-1, 2, n).astype(np.int8)
-        for side in range(sides):
-            block[f"par_tricks_{side}"] = rng.integers(0, 14, n).astype(np.int8)
-    blocks[0] = {name: (value[0], 0) if isinstance(value, tuple) else value[:0]
-                 for name, value in blocks[0].items()}
-    par_table = layout.stored_table(blocks, par_types)
-    assert par_table.column("par_nil_safe_0").null_count > 0
-    assert stored_checksum(blocks, par_types) == table_checksum(par_table)
-    for block in blocks:  # no missing values: the plain header
-        for seat in range(seats):
-            block[f"par_nil_safe_{seat}"] = np.abs(block[f"par_nil_safe_{seat}"])
-    par_table = layout.stored_table(blocks, par_types)
-    assert par_table.column("par_nil_safe_0").null_count == 0
-    assert stored_checksum(blocks, par_types) == table_checksum(par_table)
-
-
-def _rows(block: dict) -> int:
-    return block["config"][1]

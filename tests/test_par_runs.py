@@ -13,7 +13,6 @@ import json
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 
 from spades_sim.analysis.par import bids_against_par, nil_against_par, tricks_against_par
@@ -36,7 +35,6 @@ from spades_sim.run import (
     read_meta,
     simulate,
     simulate_hands,
-    table_checksum,
 )
 
 EXCHANGE = preset("classic", nil_exchange=2)  # nil bidders pass cards: par is after the passes
@@ -139,14 +137,6 @@ def test_duplicate_copies_keep_their_sides_par(stub_solver):
     copy = frame[frame["duplicate"]].set_index(["hand_id", "side"])["par_tricks"]
     flipped = copy.rename(index=lambda side: 1 - side, level="side")
     pd.testing.assert_series_equal(first.sort_index(), flipped.sort_index())
-
-
-def test_a_missing_value_counts_in_the_checksum():
-    safe = pa.table({"par_nil_safe": pa.array([True, None])})
-    unsafe = pa.table({"par_nil_safe": pa.array([True, False])})
-    assert table_checksum(safe) != table_checksum(unsafe)
-    assert table_checksum(safe) == table_checksum(pa.table({"par_nil_safe": pa.array(
-        [True, None], type=pa.bool_())}))
 
 
 def test_par_from_the_command_line(stub_solver, tmp_path, capsys):

@@ -5,11 +5,12 @@ the results depend on but the size), its SHA-256 (the *run hash*), the run's siz
 hands or games and chunks the latest command asked for), the library versions, the commit and the
 list of finished chunks with their checksums. Chunk ``c`` is ``chunk-000123.parquet``, in the tidy
 schema of ``core.schema.TIDY_COLUMNS`` (one row per hand, seat and configuration), and carries its
-own provenance in its key-value metadata: the run hash, its index, its row count, the units
-(hands or games) it holds and the SHA-256 of its content (``table_checksum``). A chunk counts
-as finished only when the file reads whole, its provenance names this run and this index, its
-schema, row count and checksum are right, and ``meta.json`` lists it with that checksum; anything
-else is played again on resume, shown by ``status`` and refused by ``load_run``.
+own provenance in its key-value metadata: the run hash, its index, its row count and the units
+(hands or games) it holds; ``meta.json`` lists the SHA-256 of each finished chunk file's bytes
+(``provenance.file_checksum``). A chunk counts as finished only when its provenance names this
+run and this index, its schema and row count are right, and ``meta.json`` lists it with the
+checksum of its bytes (a file that does not is read whole to say what it is); anything else is
+played again on resume, shown by ``status`` and refused by ``load_run``.
 
 Runs grow: chunk ``c`` holds the same hands whatever the size, so a command with a larger size
 (same seed, rules, strategies and chunk size) plays only the chunks missing, the smaller size's
@@ -54,11 +55,10 @@ from .provenance import (
     KEY_CHUNK,
     KEY_ROWS,
     KEY_RUN,
-    KEY_SHA256,
     KEY_UNITS,
     check_chunk,
+    file_checksum,
     schema_problem,
-    table_checksum,
 )
 from .spec import FORMAT_VERSION, RunSpec, identity_hash
 
@@ -311,19 +311,22 @@ def store_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
     if problem:  # a programming error: the stored table must keep the run schema
         raise RuntimeError(f"chunk {chunk}: the stored table does not match the run schema: "
                            f"{problem}")
-    metadata = dict(table.schema.metadata or {})
-    known = metadata.pop(KEY_SHA256, None)  # (play_chunk_stored's)
-    checksum = known.decode() if known else table_checksum(table)
     units = spec.chunk_range(chunk)[1]
     table = table.replace_schema_metadata({
-        **metadata, KEY_RUN: own_hash.encode(),
+        **(table.schema.metadata or {}), KEY_RUN: own_hash.encode(),
         KEY_CHUNK: str(chunk).encode(), KEY_ROWS: str(table.num_rows).encode(),
-        KEY_UNITS: str(units).encode(), KEY_SHA256: checksum.encode()})
+        KEY_UNITS: str(units).encode()})
     path = out / CHUNK_PATTERN.format(chunk)
     suffix = writer.suffix if writer is not None else f"{uuid.uuid4().hex}.{os.getpid()}"
     tmp = out / f".{path.name}.{suffix}.tmp"
     try:
-        write_parquet(table, tmp)
+        sink = pa.BufferOutputStream()  # (the file's bytes, checksummed as they are written)
+        write_parquet(table, sink)
+        data = sink.getvalue()
+        del table
+        checksum = file_checksum(data)
+        with open(tmp, "wb") as handle:
+            handle.write(memoryview(data))
         if writer is not None and not writer_alive(out, writer):  # (nobody would place it)
             tmp.unlink(missing_ok=True)
             return None

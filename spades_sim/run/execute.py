@@ -262,7 +262,7 @@ def _pipelined(tasks):
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="spades-sim-writer") as pool:
         writing = None
         for spec, out, chunk, writer, run_hash in tasks:
-            table = play_chunk_stored(spec, chunk, checksum=False)  # (the writer's work)
+            table = play_chunk_stored(spec, chunk)
             if writing is not None:
                 yield writing.result()
             writing = pool.submit(write_chunk, spec, out, chunk, writer, run_hash, table)

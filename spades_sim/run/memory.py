@@ -25,7 +25,6 @@ from ..game.plugins import check_plugins
 from .frames import tidy_frame
 from .heap import keep_heap
 from .layout import shape, stored_block, stored_table
-from .provenance import KEY_SHA256, stored_checksum
 from .spec import Config, RunSpec, make_config
 
 
@@ -147,23 +146,16 @@ def play_chunk(spec: RunSpec, chunk: int) -> pd.DataFrame:
     return _categorical(pd.concat(frames, ignore_index=True))[list(spec.columns)]
 
 
-def play_chunk_stored(spec: RunSpec, chunk: int, checksum: bool = True) -> pa.Table:
+def play_chunk_stored(spec: RunSpec, chunk: int) -> pa.Table:
     """Play one chunk of every configuration of ``spec`` into the table its chunk file holds:
-    one row per hand (``run/layout.py``), with its content checksum in its schema metadata
-    (``provenance.KEY_SHA256``; not with ``checksum`` false: whoever writes the table then
-    computes it from the table); :func:`~spades_sim.run.layout.tidy_from_stored` gives back
-    exactly :func:`play_chunk`'s frame."""
+    one row per hand (``run/layout.py``); :func:`~spades_sim.run.layout.tidy_from_stored`
+    gives back exactly :func:`play_chunk`'s frame."""
     seats, sides = shape(spec.configs)
     blocks = [stored_block(hands, config.rules, strategies, config=config.name,
                            duplicate=duplicate, chunk=chunk, seats=seats, sides=sides,
                            games=games, par=par)
               for config, duplicate, strategies, hands, games, par in _played(spec, chunk)]
-    types = spec.stored_types
-    table = stored_table(blocks, types)
-    if not checksum:
-        return table
-    digest = stored_checksum(blocks, types)  # (from the arrays: cheaper than the table's)
-    return table.replace_schema_metadata({KEY_SHA256: digest.encode()})
+    return stored_table(blocks, spec.stored_types)
 
 
 def _categorical(frame: pd.DataFrame) -> pd.DataFrame:
