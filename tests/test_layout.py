@@ -87,3 +87,13 @@ def test_stored_schema_is_narrow_and_non_nullable():
     empty = layout.tidy_from_stored(schema.empty_table(), _run(True, True, par=True))
     assert len(empty) == 0 and empty["par_nil_safe"].dtype == "boolean"
     assert empty["hand_id"].dtype == np.int64
+
+
+def test_rows_of_a_configuration_the_run_lacks_get_one_line():
+    from spades_sim.core.errors import RunError
+
+    _, table, run, _ = _both(False, False)
+    lacking = RunSpec(run.configs[1:], 3, chunk_size=200, n_hands=600, cards=True)
+    with pytest.raises(RunError, match="not one of the run's") as refused:
+        layout.tidy_from_stored(table, lacking)
+    assert "\n" not in str(refused.value)

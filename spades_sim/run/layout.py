@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..core.errors import RunError
 from ..core.par import tidy_types
 from .frames import hand_features
 
@@ -265,7 +266,8 @@ def _from_run(table: pa.Table, run, arrays: dict) -> tuple[list, dict]:
     configs = {config.name: config for config in run.configs}
     unknown = [name for name in names if name not in configs]
     if unknown:  # (a table that passed the schema check but is not this run's)
-        raise ValueError(f"configuration {unknown[0]!r} is not one of the run's")
+        raise RunError(f"stored rows of configuration {unknown[0]!r}, which is not one of "
+                       f"the run's ({', '.join(configs)})")
     seats = max(config.rules.players for config in run.configs)
     home = {name: [str(s) for s in configs[name].strategies] for name in names}  # (a
     # duplicate copy's rows are stored at its strategies' home seats: the same names)
