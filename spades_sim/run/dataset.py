@@ -320,7 +320,7 @@ def store_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
     suffix = writer.suffix if writer is not None else f"{uuid.uuid4().hex}.{os.getpid()}"
     tmp = out / f".{path.name}.{suffix}.tmp"
     try:
-        sink = pa.BufferOutputStream()  # (the file's bytes, checksummed as they are written)
+        sink = pa.BufferOutputStream()  # (the file in memory: checksummed, then written)
         write_parquet(table, sink)
         data = sink.getvalue()
         del table
