@@ -22,7 +22,6 @@ over the seconds the processes spent, summed.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -45,7 +44,6 @@ from spades_sim.core.tricks import legal_cards, trick_winner  # noqa: E402
 from spades_sim.core.version import commit  # noqa: E402
 from spades_sim.engine import dd  # noqa: E402
 
-HISTORY = Path(__file__).resolve().parent / "history.jsonl"
 RULES = preset("classic", spades_lead="anytime")
 
 
@@ -198,8 +196,9 @@ def main(argv=None) -> dict:
           f"{mid['ours_per_second']:.1f}/s, DDS {mid['dds_per_second']:.1f}/s; ours/DDS speed "
           f"{mid['ratio']:.3f}; mismatches {mid_mismatches}")
     if not args.no_history:
-        with HISTORY.open("a") as handle:
-            handle.write(json.dumps(result) + "\n")
+        from spades_sim.bench import append_history
+
+        append_history(result)
     return result
 
 

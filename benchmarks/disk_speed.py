@@ -35,7 +35,6 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-HISTORY = Path(__file__).resolve().parent / "history.jsonl"
 CHUNK = 100_000
 
 
@@ -118,8 +117,9 @@ def main(argv=None) -> int:
               f"kernel ({row['ratio_fastest']:.2f} of its fastest chunk), "
               f"{row['bytes_per_hand']:.0f} bytes a hand", file=sys.stderr)
     if not args.no_history:
-        with HISTORY.open("a") as handle:
-            handle.write(json.dumps(result) + "\n")
+        from spades_sim.bench import append_history
+
+        append_history(result)
     return 0
 
 

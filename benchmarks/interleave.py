@@ -26,13 +26,11 @@ import statistics
 import sys
 import time
 from datetime import datetime, timezone
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-HISTORY = Path(__file__).resolve().parent / "history.jsonl"
 TRUMP = np.int64(0x1FFF << 39)
 SUITS = np.array([0x1FFF << (13 * suit) for suit in range(4)], dtype=np.int64)
 
@@ -191,8 +189,9 @@ def main(argv=None) -> int:
               "machine": f"{platform.machine()} {os.cpu_count()} cpus"}
     print(json.dumps(result))
     if not args.no_history:
-        with HISTORY.open("a") as handle:
-            handle.write(json.dumps(result) + "\n")
+        from spades_sim.bench import append_history
+
+        append_history(result)
     return 0
 
 

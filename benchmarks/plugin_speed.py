@@ -19,7 +19,6 @@ rate beside it. Appends one JSON line to ``history.jsonl`` (``--no-history`` ski
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import time
@@ -41,7 +40,6 @@ from spades_sim.game import play as game_play
 from spades_sim.game.agents import PluginAgent
 from spades_sim.game.plugins import agents
 
-HISTORY = Path(__file__).resolve().parent / "history.jsonl"
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "strategies"
 CHUNK = 1 << 18
 R_BLIND_NIL = rule_slot("blind_nil")
@@ -188,8 +186,9 @@ def main() -> None:
         "machine": f"{platform.machine()} {os.cpu_count()} cpus",
     }
     if not args.no_history:
-        with HISTORY.open("a") as handle:
-            handle.write(json.dumps(record) + "\n")
+        from spades_sim.bench import append_history
+
+        append_history(record)
 
 
 if __name__ == "__main__":

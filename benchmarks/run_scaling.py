@@ -52,7 +52,6 @@ from pathlib import Path
 
 from spades_sim.core.version import commit as bench_commit
 
-HISTORY = Path(__file__).resolve().parent / "history.jsonl"
 MIB = 1 << 20
 
 
@@ -245,8 +244,9 @@ def main(argv=None) -> int:
     }
     print(json.dumps(result))
     if not args.no_history:
-        with HISTORY.open("a") as handle:
-            handle.write(json.dumps(result) + "\n")
+        from spades_sim.bench import append_history
+
+        append_history(result)
     return 0
 
 

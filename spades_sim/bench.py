@@ -148,10 +148,16 @@ def run_bench(rules: Rules, strategies: list[Strategy], n_hands: int, jobs: int,
         "machine": f"{platform.machine()} {os.cpu_count()} cpus",
     }
     if record_history:
-        try:
-            HISTORY.parent.mkdir(parents=True, exist_ok=True)
-            with HISTORY.open("a") as handle:
-                handle.write(json.dumps(result) + "\n")
-        except OSError:
-            pass
+        append_history(result)
     return result
+
+
+def append_history(result: dict) -> None:
+    """Append one benchmark result as a JSON line to ``benchmarks/history.jsonl`` (what every
+    benchmark records; nothing when the file cannot be written, as in an installed package)."""
+    try:
+        HISTORY.parent.mkdir(parents=True, exist_ok=True)
+        with HISTORY.open("a") as handle:
+            handle.write(json.dumps(result) + "\n")
+    except OSError:
+        pass
