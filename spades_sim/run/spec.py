@@ -258,11 +258,6 @@ class RunSpec:
         return stored_types(*shape(self.configs), par=self.par, games=self.games_mode,
                             duplicate=self.duplicate)
 
-    @property
-    def rules_by_config(self) -> dict:
-        """Each configuration's name and its ``Rules``."""
-        return {config.name: config.rules for config in self.configs}
-
     def identity_hash(self) -> str:
         """``identity_hash(self.identity())``: the run hash every chunk file carries."""
         return identity_hash(self.identity())
