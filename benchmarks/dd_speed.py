@@ -22,11 +22,8 @@ over the seconds the processes spent, summed.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -38,10 +35,10 @@ from endplay.dds import solve_board  # noqa: E402
 from endplay.dds.solve import SolveMode  # noqa: E402
 from endplay.types import Deal, Denom, Player  # noqa: E402
 
+from spades_sim.bench import append_history, stamp
 from spades_sim.core.cards import cards_of, suit_of  # noqa: E402
 from spades_sim.core.rules import preset  # noqa: E402
 from spades_sim.core.tricks import legal_cards, trick_winner  # noqa: E402
-from spades_sim.core.version import commit  # noqa: E402
 from spades_sim.engine import dd  # noqa: E402
 
 RULES = preset("classic", spades_lead="anytime")
@@ -184,9 +181,7 @@ def main(argv=None) -> dict:
             "ratio": mid_dds_seconds / mid_seconds,
             "mismatches": mid_mismatches,
         },
-        "commit": commit(short=True),
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()} {os.cpu_count()} cpus",
+        **stamp(),
     }
     full, mid = result["full"], result["mid_hand"]
     print(f"full deals: {positions} positions; ours {full['ours_per_second']:.1f}/s "
@@ -196,8 +191,6 @@ def main(argv=None) -> dict:
           f"{mid['ours_per_second']:.1f}/s, DDS {mid['dds_per_second']:.1f}/s; ours/DDS speed "
           f"{mid['ratio']:.3f}; mismatches {mid_mismatches}")
     if not args.no_history:
-        from spades_sim.bench import append_history
-
         append_history(result)
     return result
 

@@ -24,16 +24,14 @@ are the result. Prints one JSON object and appends it to ``benchmarks/history.js
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import shutil
 import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
+
+from spades_sim.bench import publish, stamp
 
 CHUNK = 100_000
 
@@ -76,7 +74,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-history", action="store_true")
     args = parser.parse_args(argv)
-    from spades_sim.core.version import commit, engine_hash
+    from spades_sim.core.version import engine_hash
     from spades_sim.run import execute
 
     workdir = Path(tempfile.mkdtemp(prefix="spades-disk-speed-"))
@@ -107,19 +105,13 @@ def main(argv=None) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
     result = {"benchmark": "disk_speed", "rules": "classic", "hands": args.hands,
               "chunk_size": CHUNK, "results": results, "engine": engine_hash()[:12],
-              "commit": commit(short=True),
-              "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()} {os.cpu_count()} cpus"}
-    print(json.dumps(result))
+              **stamp()}
     for row in results:
         print(f"{row['strategy']:>10}  jobs {row['jobs']}: kernel {row['kernel_median']:>12,.0f} "
               f"hands/s, on disk {row['disk']:>12,.0f} hands/s = {row['ratio']:.2f} of the "
               f"kernel ({row['ratio_fastest']:.2f} of its fastest chunk), "
               f"{row['bytes_per_hand']:.0f} bytes a hand", file=sys.stderr)
-    if not args.no_history:
-        from spades_sim.bench import append_history
-
-        append_history(result)
+    publish(result, history=not args.no_history)
     return 0
 
 

@@ -19,17 +19,15 @@ not clearly faster than ``single``, interleaving the engine's far larger loop wi
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import statistics
 import sys
 import time
-from datetime import datetime, timezone
 
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
+
+from spades_sim.bench import publish, stamp
 
 TRUMP = np.int64(0x1FFF << 39)
 SUITS = np.array([0x1FFF << (13 * suit) for suit in range(4)], dtype=np.int64)
@@ -177,21 +175,14 @@ def main(argv=None) -> int:
             started = time.perf_counter()
             function(hands, repeat + 2)
             rates[name].append(hands / (time.perf_counter() - started))
-    from spades_sim.core.version import commit
 
     result = {"benchmark": "interleave", "hands": hands,
               **{f"{name}_hands_per_second": statistics.median(values)
                  for name, values in rates.items()},
               "double_over_single": statistics.median(rates["double"])
               / statistics.median(rates["single"]),
-              "commit": commit(short=True),
-              "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "machine": f"{platform.machine()} {os.cpu_count()} cpus"}
-    print(json.dumps(result))
-    if not args.no_history:
-        from spades_sim.bench import append_history
-
-        append_history(result)
+              **stamp()}
+    publish(result, history=not args.no_history)
     return 0
 
 

@@ -19,20 +19,17 @@ rate beside it. Appends one JSON line to ``history.jsonl`` (``--no-history`` ski
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from spades_sim.bench import append_history, stamp
 from spades_sim.core import schema
 from spades_sim.core.rules import preset
 from spades_sim.core.seeding import stream_keys
 from spades_sim.core.strategies import RATE_ONE, make_strategy
-from spades_sim.core.version import commit
 from spades_sim.core.view import V_LEGAL, rule_slot
 from spades_sim.engine.calls import hands_kernel, kernel_strategies, plugin_tuple
 from spades_sim.engine.plugin import bounded, first_class_quiet, lowest_card, nth_card, popcount
@@ -181,13 +178,9 @@ def main() -> None:
     record = {
         "benchmark": "plugin_speed", "rules": rules.preset_name, "hands": args.hands,
         "seed": args.seed, "results": results, "plugin_vs_heuristic": ratio,
-        "random_checksums_agree": same, "commit": commit(short=True),
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()} {os.cpu_count()} cpus",
+        "random_checksums_agree": same, **stamp(),
     }
     if not args.no_history:
-        from spades_sim.bench import append_history
-
         append_history(record)
 
 

@@ -40,17 +40,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-from spades_sim.core.version import commit as bench_commit
+from spades_sim.bench import publish, stamp
 
 MIB = 1 << 20
 
@@ -238,15 +236,9 @@ def main(argv=None) -> int:
         "speedup_best": two["rate_best"] / one["rate_best"] if one else None,
         "memory": memory,
         "engine_cache": engine_before, "engine_changed": _engine_cache() != engine_before,
-        "commit": bench_commit(short=True),
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()} {os.cpu_count()} cpus",
+        **stamp(),
     }
-    print(json.dumps(result))
-    if not args.no_history:
-        from spades_sim.bench import append_history
-
-        append_history(result)
+    publish(result, history=not args.no_history)
     return 0
 
 

@@ -143,13 +143,27 @@ def run_bench(rules: Rules, strategies: list[Strategy], n_hands: int, jobs: int,
         "hands_per_second_total": n_hands / wall if wall > 0 else 0.0,
         "compile_seconds": max(r["compile_seconds"] for r in results),
         "checksum": sum(r["checksum"] for r in results),
-        "commit": commit(short=True),
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()} {os.cpu_count()} cpus",
+        **stamp(),
     }
     if record_history:
         append_history(result)
     return result
+
+
+def stamp() -> dict:
+    """What every benchmark result records of where it ran: ``commit`` (short), ``date`` (UTC)
+    and ``machine``."""
+    return {"commit": commit(short=True),
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "machine": f"{platform.machine()} {os.cpu_count()} cpus"}
+
+
+def publish(result: dict, history: bool = True) -> None:
+    """Print a benchmark result as one JSON line and, with ``history``, append it to
+    ``benchmarks/history.jsonl``."""
+    print(json.dumps(result))
+    if history:
+        append_history(result)
 
 
 def append_history(result: dict) -> None:
