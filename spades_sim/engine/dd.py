@@ -148,6 +148,11 @@ MOVE_COLS = 64
 CTX_ROW = MOVE_ROWS
 HANDS_ROW = MOVE_ROWS + 1
 _NON_TRUMP = (1 << 39) - 1
+# Leads: a suit costs this much a card the opponents hold in it, and a void opponent (who
+# discards or ruffs: the widest replies) as much as 20 cards.
+LEAD_LENGTH_COST = 10
+LEAD_VOID_COST = 200
+VOID_NT = 25
 _EVEN_BITS = 0x1555555555555555  # bits 0, 2, .., 60: room for 2-bit owners of 30 cards
 
 
@@ -459,6 +464,14 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
             continue
         suit_live = union & _suit_mask(suit)
         top_live = highest_card(suit_live)
+        # A lead's cost for the size of the tree below it: every card the opponents may
+        # reply with, a void opponent (free to discard or ruff) most of all.
+        suit_cost = 0
+        if pos == 0 and nil_seat < 0:
+            for other in range(players):
+                if other != seat and ((side_mask >> other) & 1) == 0:
+                    length = popcount(moves[HANDS_ROW, other] & _suit_mask(suit))
+                    suit_cost += LEAD_LENGTH_COST * length if length > 0 else LEAD_VOID_COST
         previous = -1
         while cards != 0:
             card = highest_card(cards)
@@ -555,6 +568,7 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
                     score = -rank
                     if card >= 39:
                         score -= 20
+            score -= suit_cost
             # Insert by score, best first (stable: equal scores keep the order met).
             at = count
             while at > 0 and moves[ply, 20 + at - 1] < score:
