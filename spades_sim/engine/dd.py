@@ -129,6 +129,10 @@ CTX_QUESTIONS = 4  # null-window questions asked (a counter)
 CTX_BOUNDARY = 5  # trick-boundary nodes reaching the transposition table (a counter)
 CTX_TT_CUT = 6  # trick-boundary nodes the table's bounds answered (a counter)
 CTX_QUICK_CUT = 7  # trick-boundary nodes the quick-trick bounds answered (a counter)
+#: Whether the search keeps its statistics (the counters above but the node count, the nodes
+#: and boundary nodes by trick in slots 20.. and 40.., cut-offs by move in slots 8..13): a
+#: compile-time switch for profiling, off because the counting costs time at every node.
+STATS = False
 CTX_REL = 14  # the cards whose ranks the last answer relied on (the search's second result)
 CTX_POOL = 15  # the next free entry of the transposition table's pool
 CTX_SIZE = 60  # the last slot holds a run-time zero
@@ -495,14 +499,8 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
                     score = -rank
             elif pos == 0:
                 if card == top_live:
-                    ruffable = False
-                    if suit != 3:
-                        for other in range(players):
-                            if other != seat and ((side_mask >> other) & 1) == 0:
-                                held = moves[HANDS_ROW, other]
-                                if (held & _suit_mask(suit)) == 0 and (held & TRUMP_MASK) != 0:
-                                    ruffable = True
-                    score = 30 if ruffable else 100
+                    # A sure winner (a suit an opponent ruffs costs its void above).
+                    score = 100
                 elif (partners >> top_live) & 1:
                     score = 60 - rank
                 else:
@@ -600,9 +598,11 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
     max_mask = moves[CTX_ROW, CTX_MAX]
     nil_seat = moves[CTX_ROW, CTX_NIL]
     moves[CTX_ROW, CTX_NODES] += 1
-    moves[CTX_ROW, 20 + tidx] += 1
+    if STATS:
+        moves[CTX_ROW, 20 + tidx] += 1
     if pos == 0:
-        moves[CTX_ROW, 40 + tidx] += 1
+        if STATS:
+            moves[CTX_ROW, 40 + tidx] += 1
     # Run-time zeros: literal arguments in the recursive calls would make numba type (and
     # mangle) the self-call as another specialisation, which a cached load cannot resolve.
     zero = moves[CTX_ROW, CTX_SIZE - 1]
@@ -628,7 +628,8 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
             # The bidder holds the top trump: the trick it is played to is the bidder's.
             trumps = union & TRUMP_MASK
             if trumps != 0 and (moves[HANDS_ROW, nil_seat] >> highest_card(trumps)) & 1:
-                moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                if STATS:
+                    moves[CTX_ROW, CTX_QUICK_CUT] += 1
                 moves[CTX_ROW, CTX_REL] = 1 << highest_card(trumps)
                 return False
         leader_max = (max_mask >> leader) & 1
@@ -638,23 +639,28 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
             sure = _quick_nb(rules, moves, leader, max_mask, broken, tidx, union, needed)
             if leader_max:
                 if sure >= target:
-                    moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                    if STATS:
+                        moves[CTX_ROW, CTX_QUICK_CUT] += 1
                     return True
             elif remaining - sure < target:
-                moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                if STATS:
+                    moves[CTX_ROW, CTX_QUICK_CUT] += 1
                 return False
         if nil_seat < 0:
             if _sure_later_nb(moves, players, max_mask, union) >= target:
-                moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                if STATS:
+                    moves[CTX_ROW, CTX_QUICK_CUT] += 1
                 moves[CTX_ROW, CTX_REL] = _side_trumps_rel(moves, players, max_mask, union, target)
                 return True
             others = ((1 << players) - 1) & ~max_mask
             if remaining - _sure_later_nb(moves, players, others, union) < target:
-                moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                if STATS:
+                    moves[CTX_ROW, CTX_QUICK_CUT] += 1
                 moves[CTX_ROW, CTX_REL] = _side_trumps_rel(moves, players, others, union,
                                                 remaining - target + 1)
                 return False
-        moves[CTX_ROW, CTX_BOUNDARY] += 1
+        if STATS:
+            moves[CTX_ROW, CTX_BOUNDARY] += 1
         # Transposition table (partition search): the bucket is the suit lengths of every
         # hand, the leader, the broken flag and the maximising side; an entry holds for every
         # position whose top cards of each suit, down to the lowest card whose rank the
@@ -698,13 +704,24 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
                     found_lower = (info >> 8) & 0xFF
                     found_upper = info & 0xFF
                     if found_lower >= target or found_upper < target:
-                        moves[CTX_ROW, CTX_TT_CUT] += 1
+                        if STATS:
+                            moves[CTX_ROW, CTX_TT_CUT] += 1
                         rel = 0
                         for suit in range(4):
                             field = (tt[row, 4 + (suit >> 1)] >> (32 * (suit & 1))) \
                                 & 0xFFFFFFFF
                             rel |= _top_cards(union & _suit_mask(suit), popcount(field) // 2)
                         moves[CTX_ROW, CTX_REL] = rel
+                        # Move to front: the newest entry of the chain (met first) swaps
+                        # places with this one, which is likely to answer again soon.
+                        front_block = (head & 0xFFFFFF) - 1
+                        front = HEAD_ROWS + front_block + (tt[HEAD_ROWS + front_block, 7]
+                                                           & 0xFF) - 1
+                        if front != row:
+                            for col in range(7):
+                                swap = tt[front, col]
+                                tt[front, col] = tt[row, col]
+                                tt[row, col] = swap
                         return found_lower >= target
         moves[ply, 40] = code0
         moves[ply, 41] = code1
@@ -747,7 +764,8 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
                 else:
                     opp_best = max(opp_best, best)
             if side_best > opp_best:
-                moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                if STATS:
+                    moves[CTX_ROW, CTX_QUICK_CUT] += 1
                 if own and side_best == win_strength:
                     # The card already winning, with its owner's equivalent cards.
                     rel = _winner_rel(moves, win_strength & 63, win_seat, on_table)
@@ -769,7 +787,8 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
             else:
                 saved |= _least_strength(held, led_mask) > win_strength
         if not saved:
-            moves[CTX_ROW, CTX_QUICK_CUT] += 1
+            if STATS:
+                moves[CTX_ROW, CTX_QUICK_CUT] += 1
             moves[CTX_ROW, CTX_REL] = _winner_rel(moves, win_strength & 63, nil_seat, on_table)
             return False
     _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
@@ -829,7 +848,8 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
         if answer == (maximizing != 0):
             result = answer
             rel = moves[CTX_ROW, CTX_REL]
-            moves[CTX_ROW, 8 + (i > 0) + 2 * (pos == 0)] += 1
+            if STATS:
+                moves[CTX_ROW, 8 + (i > 0) + 2 * (pos == 0)] += 1
             break
         rel |= moves[CTX_ROW, CTX_REL]
         if moves[ply, 48 + card_suit] < 0:
@@ -837,7 +857,8 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
             low = lowest_card(relied) if relied != 0 else 64
             if card < low:
                 moves[ply, 48 + card_suit] = low
-    moves[CTX_ROW, 12 + (pos == 0)] += 1
+    if STATS:
+        moves[CTX_ROW, 12 + (pos == 0)] += 1
     if pos == 0:
         if rules.first_leader == FIRST_LEADER_TWO_OF_CLUBS and tidx == 0:
             rel |= 1
