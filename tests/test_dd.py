@@ -155,6 +155,46 @@ def test_four_trick_endings_match_the_reference():
     check_endings(preset("classic"), seed=7, count=6, tricks=(4,))
 
 
+def guarded_second(rules, hands):
+    """Whether the second-best live trump's owner holds another trump and plays right after
+    the top trump's owner (the solver's guarded-second bound)."""
+    trumps = [c for c in cards_of(rules.deck_mask) if c >= 39]
+    live = [c for c in trumps if any((h >> c) & 1 for h in hands)]
+    if len(live) < 2:
+        return False
+    top, second = live[-1], live[-2]
+    owner = next(s for s, h in enumerate(hands) if (h >> second) & 1)
+    before = (owner - 1) % rules.players
+    return bool((hands[before] >> top) & 1) \
+        and sum((hands[owner] >> c) & 1 for c in trumps) >= 2
+
+
+@pytest.mark.parametrize("name", ["anytime", "broken", "jokers", "three_players",
+                                  "two_players"])
+def test_guarded_second_trump_endings_match_the_reference(name):
+    # Endings where a guarded second-best trump sits right after the top one, including the
+    # case that bound must leave alone: its owner on lead with nothing but trumps.
+    rules = VARIANTS[name]
+    rng = random.Random(11)
+    found = 0
+    while found < 12:
+        hands, leader, trick, trick_index, broken = random_ending(rng, rules, 3, 0)
+        if not guarded_second(rules, hands):
+            continue
+        found += 1
+        seats = range(2) if rules.partnership else range(rules.players)
+        want = [reference(rules, hands, leader, (), trick_index, broken,
+                          side_seats(rules, seat)) for seat in seats]
+        got = dd.solve(rules, hands, leader, trick_index=trick_index, spades_broken=broken)
+        assert got == want, (hands, leader, trick_index, broken)
+    # The owner of the second on lead with only trumps (K5 of spades against A6 behind it):
+    # it may have to lead the small one, and then loses both tricks.
+    hands = [(1 << 2) | (1 << 35), (1 << 8) | (1 << 38), (1 << 43) | (1 << 51),
+             (1 << 42) | (1 << 50)]
+    if rules.players == 4 and rules.hand_size == 13:
+        assert dd.solve(rules, hands, 3, trick_index=11, spades_broken=True) == [2, 0]
+
+
 @pytest.mark.parametrize("name", ["broken", "jokers", "three_players", "two_players",
                                   "four_individual"])
 def test_nil_safety_matches_the_reference(name):

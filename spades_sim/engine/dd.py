@@ -243,6 +243,49 @@ def _sure_later_nb(moves, players, side_mask, union):
 
 
 @njit(cache=True, inline="always")
+def guarded_owner_nb(moves, players, union):
+    """The seat holding the second-best live trump (-1: fewer than two live trumps)."""
+    live = union & TRUMP_MASK
+    if popcount(live) < 2:
+        return -1
+    second = highest_card(live ^ (1 << highest_card(live)))
+    for seat in range(players):
+        if (moves[HANDS_ROW, seat] >> second) & 1:
+            return seat
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _guarded_second_nb(moves, players, union, leader):
+    """The top two live trumps when the second best is guarded (its owner holds another
+    trump), its owner plays right after the top trump's owner and on the other side, and
+    does not have to lead a trump now (0 otherwise): that side takes a trick with it.
+
+    Until that side wins a trick, the other side leads, so the top trump's owner plays before
+    the second's in every trick: the second's owner plays low under the top trump, and wins
+    with the second when a trump is played before the top one. A second's owner who led a
+    small trump with nothing else left could see it taken cheaply and the second caught by
+    the top trump next, hence the lead condition."""
+    owner = guarded_owner_nb(moves, players, union)
+    if owner < 0:
+        return 0
+    if owner == leader and (moves[HANDS_ROW, owner] & ~TRUMP_MASK) == 0:
+        return 0
+    live = union & TRUMP_MASK
+    top = highest_card(live)
+    before = wrap_seat_nb(owner + players - 1, players)
+    if ((moves[HANDS_ROW, before] >> top) & 1) == 0:
+        return 0
+    if popcount(moves[HANDS_ROW, owner] & TRUMP_MASK) < 2:
+        return 0
+    max_mask = moves[CTX_ROW, CTX_MAX]
+    if ((max_mask >> before) & 1) == ((max_mask >> owner) & 1):
+        return 0
+    second = highest_card(live ^ (1 << top))
+    return (1 << top) | (1 << second)
+
+
+@njit(cache=True, inline="always")
 def _side_trumps_rel(moves, players, side_mask, union, needed):
     """The top trumps ``_sure_later_nb`` relies on for ``needed`` tricks: the side's run of
     top trumps from the top down to where the bound reaches ``needed``."""
@@ -659,6 +702,20 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
                 moves[CTX_ROW, CTX_REL] = _side_trumps_rel(moves, players, others, union,
                                                 remaining - target + 1)
                 return False
+            # A guarded second-best trump behind the top one takes a trick.
+            guarded = _guarded_second_nb(moves, players, union, leader)
+            if guarded != 0:
+                if (max_mask >> guarded_owner_nb(moves, players, union)) & 1:
+                    if target <= 1:
+                        if STATS:
+                            moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                        moves[CTX_ROW, CTX_REL] = guarded
+                        return True
+                elif target >= remaining:
+                    if STATS:
+                        moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                    moves[CTX_ROW, CTX_REL] = guarded
+                    return False
         if STATS:
             moves[CTX_ROW, CTX_BOUNDARY] += 1
         # Transposition table (partition search): the bucket is the suit lengths of every
