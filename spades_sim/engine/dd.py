@@ -25,7 +25,8 @@ the exact count (MTD-f style). What makes it fast:
   pointer per entry: the entries of a block are read without waiting on each other, which
   made the solver about 1.45 times as fast as a chain of single entries. A stamp empties the
   table in O(1) between deals, and it stays when the next deal is the same one (another
-  leader).
+  leader). A hit swaps places with the newest entry of its chain (the first one walked), since
+  it is likely to answer again soon.
 - **Quick tricks** before a trick-boundary search: the leader's run of top trumps (when trumps
   may be led) and, in each side suit, its run of top cards for as many rounds as every
   opponent holding trumps can follow; and each side's sure trump tricks (its run of top
@@ -37,7 +38,11 @@ the exact count (MTD-f style). What makes it fast:
   no later opponent can ruff). Small leads go through the second hand's top card to the
   partner's second best, not into the fourth hand's top cards, and drive out a top card when
   the side holds the next two. These rules, after DDS's move ordering, cut the tree by about
-  two fifths.
+  two fifths. Above all, a lead costs the size of the tree below it: every card the opponents
+  hold in its suit, and a void opponent (free to discard any card or to ruff) as much as 20
+  cards. That one rule cut the trick-boundary positions of full deals 2.8 times, and the
+  nodes of nil questions by half (200 nil questions of weak hands: 38 s to 14 s, the slowest
+  12.5 s to 1.1 s).
 
 - **Quick tricks in the middle of a trick** (DDS's second-hand quick trick, at every
   position): a side that needs only the current trick, or the current trick and its sure
@@ -45,20 +50,26 @@ the exact count (MTD-f style). What makes it fast:
   a seat still to play a card no opponent still to play can beat (or is already winning with
   such a card), has its answer without a search.
 - **Sure trump tricks** count top trumps split between partners: as many tricks as the run
-  holds, up to the longest trump holding among the seats that hold its cards.
+  holds, up to the longest trump holding among the seats that hold its cards. And a guarded
+  second-best trump (its owner holds another trump) right behind the top one takes a trick for
+  its side, unless its owner is on lead with nothing but trumps (``_guarded_second_nb``).
 - **The first guess** (the first question's target) for partnerships is a linear fit on
   solved deals (``benchmarks/dd_guess_fit.py``), rounded up by about a trick, since a guess
   one above the answer costs no more questions than the answer itself.
 
-Speed (``benchmarks/README.md``): 0.16-0.18 of DDS's on full deals (11.1-11.3 against
-63.3-69.0 positions a second per core on 2,000 deals, two runs), about 0.4 after three tricks,
-faster than DDS on short endings.
+Speed (``benchmarks/README.md``): 0.35 of DDS's on full deals (31.2 against 88.0 positions a
+second per core on 2,000 deals, every leader), 0.85 after three tricks, faster than DDS on
+short endings.
 The search calls itself with the transposition table and the moves array at every node;
 the drivers hand it borrowed views of them (``borrow.py``), which spares two atomic reference
 counts per array per node (about a tenth of the time, same nodes).
-Tried and dropped: a killer move per ply (3-4 times the nodes: the static ordering is better),
-quick tricks through the partner's entries (4% fewer nodes, no faster), the table's best lead
-tried first (0.8% fewer nodes, no faster) and a row of tags a block to skip entries (slower).
+Tried and dropped: a killer move per ply (3-4 times the nodes: the static ordering is better;
+as a soft bonus of 20 or 60 points, 1.8 and 2.3 times), quick tricks through the partner's
+entries (4% fewer nodes, no faster), the table's best lead tried first (0.8% fewer nodes, no
+faster), a row of tags a block to skip entries (slower), a lead cost for the partner's cards
+too (more nodes), a longer discard preferred (no change), a bucket keyed also on the top
+trump's owner (the ace of trumps seldom moves: chains a quarter shorter, no faster) and a
+smaller or larger head table (no change).
 
 Rules: the standard and jokers decks (trumps are the spades and jokers, bits 39..53), every
 ``spades_lead`` mode with ``broken_by_forced_lead`` (the position carries the broken flag),
@@ -514,7 +525,7 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
         # A lead's cost for the size of the tree below it: every card the opponents may
         # reply with, a void opponent (free to discard or ruff) most of all.
         suit_cost = 0
-        if pos == 0 and nil_seat < 0:
+        if pos == 0:
             for other in range(players):
                 if other != seat and ((side_mask >> other) & 1) == 0:
                     length = popcount(moves[HANDS_ROW, other] & _suit_mask(suit))
