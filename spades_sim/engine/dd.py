@@ -254,7 +254,7 @@ def _sure_later_nb(moves, players, side_mask, union):
 
 
 @njit(cache=True, inline="always")
-def guarded_owner_nb(moves, players, union):
+def _guarded_owner_nb(moves, players, union):
     """The seat holding the second-best live trump (-1: fewer than two live trumps)."""
     live = union & TRUMP_MASK
     if popcount(live) < 2:
@@ -277,7 +277,7 @@ def _guarded_second_nb(moves, players, union, leader):
     with the second when a trump is played before the top one. A second's owner who led a
     small trump with nothing else left could see it taken cheaply and the second caught by
     the top trump next, hence the lead condition."""
-    owner = guarded_owner_nb(moves, players, union)
+    owner = _guarded_owner_nb(moves, players, union)
     if owner < 0:
         return 0
     if owner == leader and (moves[HANDS_ROW, owner] & ~TRUMP_MASK) == 0:
@@ -716,7 +716,7 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
             # A guarded second-best trump behind the top one takes a trick.
             guarded = _guarded_second_nb(moves, players, union, leader)
             if guarded != 0:
-                if (max_mask >> guarded_owner_nb(moves, players, union)) & 1:
+                if (max_mask >> _guarded_owner_nb(moves, players, union)) & 1:
                     if target <= 1:
                         if STATS:
                             moves[CTX_ROW, CTX_QUICK_CUT] += 1
