@@ -167,6 +167,8 @@ _NON_TRUMP = (1 << 39) - 1
 # discards or ruffs: the widest replies) as much as 20 cards.
 LEAD_LENGTH_COST = 10
 LEAD_VOID_COST = 200
+# A singleton led to the partner's top card, for a ruff on the return.
+LEAD_RUFF_RETURN = 45
 VOID_NT = 25
 _EVEN_BITS = 0x1555555555555555  # bits 0, 2, .., 60: room for 2-bit owners of 30 cards
 
@@ -557,6 +559,11 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
                     score = 100
                 elif (partners >> top_live) & 1:
                     score = 60 - rank
+                    # A singleton to the partner's top card, with trumps left to ruff the
+                    # return.
+                    if popcount(hand & _suit_mask(suit)) == 1 and suit != 3 \
+                            and (hand & TRUMP_MASK) != 0:
+                        score += LEAD_RUFF_RETURN
                 else:
                     score = 20 - rank
                     # The live cards below the top: the second and third best (-1: none).
