@@ -57,9 +57,9 @@ the exact count (MTD-f style). What makes it fast:
   solved deals (``benchmarks/dd_guess_fit.py``), rounded up by about a trick, since a guess
   one above the answer costs no more questions than the answer itself.
 
-Speed (``benchmarks/README.md``): 0.35 of DDS's on full deals (31.2 against 88.0 positions a
-second per core on 2,000 deals, every leader), 0.85 after three tricks, faster than DDS on
-short endings.
+Speed (``benchmarks/README.md``): 0.35-0.36 of DDS's on full deals (31.2 against 88.0 and
+30.8 against 84.6 positions a second per core on 2,000 deals, every leader, two runs),
+0.76-0.85 after three tricks, faster than DDS on short endings.
 The search calls itself with the transposition table and the moves array at every node;
 the drivers hand it borrowed views of them (``borrow.py``), which spares two atomic reference
 counts per array per node (about a tenth of the time, same nodes).
@@ -169,7 +169,6 @@ LEAD_LENGTH_COST = 10
 LEAD_VOID_COST = 200
 # A singleton led to the partner's top card, for a ruff on the return.
 LEAD_RUFF_RETURN = 45
-VOID_NT = 25
 _EVEN_BITS = 0x1555555555555555  # bits 0, 2, .., 60: room for 2-bit owners of 30 cards
 
 
@@ -272,7 +271,8 @@ def _guarded_owner_nb(moves, players, union):
 def _guarded_second_nb(moves, players, union, leader):
     """The top two live trumps when the second best is guarded (its owner holds another
     trump), its owner plays right after the top trump's owner and on the other side, and
-    does not have to lead a trump now (0 otherwise): that side takes a trick with it.
+    does not have to lead a trump now (0 otherwise), and whether that owner is on the
+    maximising side: that side takes a trick with it.
 
     Until that side wins a trick, the other side leads, so the top trump's owner plays before
     the second's in every trick: the second's owner plays low under the top trump, and wins
@@ -281,21 +281,22 @@ def _guarded_second_nb(moves, players, union, leader):
     the top trump next, hence the lead condition."""
     owner = _guarded_owner_nb(moves, players, union)
     if owner < 0:
-        return 0
+        return 0, False
     if owner == leader and (moves[HANDS_ROW, owner] & ~TRUMP_MASK) == 0:
-        return 0
+        return 0, False
     live = union & TRUMP_MASK
     top = highest_card(live)
     before = wrap_seat_nb(owner + players - 1, players)
     if ((moves[HANDS_ROW, before] >> top) & 1) == 0:
-        return 0
+        return 0, False
     if popcount(moves[HANDS_ROW, owner] & TRUMP_MASK) < 2:
-        return 0
+        return 0, False
     max_mask = moves[CTX_ROW, CTX_MAX]
-    if ((max_mask >> before) & 1) == ((max_mask >> owner) & 1):
-        return 0
+    owner_max = ((max_mask >> owner) & 1) == 1
+    if (((max_mask >> before) & 1) == 1) == owner_max:
+        return 0, False
     second = highest_card(live ^ (1 << top))
-    return (1 << top) | (1 << second)
+    return (1 << top) | (1 << second), owner_max
 
 
 @njit(cache=True, inline="always")
@@ -721,9 +722,9 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
                                                 remaining - target + 1)
                 return False
             # A guarded second-best trump behind the top one takes a trick.
-            guarded = _guarded_second_nb(moves, players, union, leader)
+            guarded, guarded_max = _guarded_second_nb(moves, players, union, leader)
             if guarded != 0:
-                if (max_mask >> _guarded_owner_nb(moves, players, union)) & 1:
+                if guarded_max:
                     if target <= 1:
                         if STATS:
                             moves[CTX_ROW, CTX_QUICK_CUT] += 1
