@@ -156,17 +156,24 @@ TT_COLS = 8
 # entries used and the previous block of the chain (+1, 0 for none) above 8 bits.
 BLOCK = 8
 MOVE_ROWS = 72  # one row per ply: at most 17 tricks of 4 cards
-# Up to 20 candidate cards, their scores, suit codes and counts, small-card floors; and below
+# Up to 20 candidate cards, their scores, suit codes and counts, the last lead that cut off
+# (KILLER_COL, the card + 1, 0 for none), small-card floors; and below
 # the ply rows, the context (CTX_SIZE slots) and the four holdings. One array holds all three
 # because each array a recursive call passes costs two atomic reference-count updates.
 MOVE_COLS = 64
+KILLER_COL = 42
 CTX_ROW = MOVE_ROWS
 HANDS_ROW = MOVE_ROWS + 1
 _NON_TRUMP = (1 << 39) - 1
 # Leads: a suit costs this much a card the opponents hold in it, and a void opponent (who
-# discards or ruffs: the widest replies) as much as 20 cards.
+# discards or ruffs: the widest replies) 30 and 14 a trick left (212 with 13 tricks left,
+# 100 with 5: a void weighs more the more cards it can throw).
 LEAD_LENGTH_COST = 10
-LEAD_VOID_COST = 200
+LEAD_VOID_BASE = 30
+LEAD_VOID_PER_TRICK = 14
+# The lead that last cut off at the same ply gets this much more (DDS's best move; at the
+# followers' plies such a bonus doubles the tree).
+LEAD_KILLER = 70
 # A singleton led to the partner's top card, for a ruff on the return.
 LEAD_RUFF_RETURN = 45
 _EVEN_BITS = 0x1555555555555555  # bits 0, 2, .., 60: room for 2-bit owners of 30 cards
@@ -532,7 +539,8 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
             for other in range(players):
                 if other != seat and ((side_mask >> other) & 1) == 0:
                     length = popcount(moves[HANDS_ROW, other] & _suit_mask(suit))
-                    suit_cost += LEAD_LENGTH_COST * length if length > 0 else LEAD_VOID_COST
+                    suit_cost += LEAD_LENGTH_COST * length if length > 0 \
+                        else LEAD_VOID_BASE + LEAD_VOID_PER_TRICK * popcount(hand)
         previous = -1
         while cards != 0:
             card = highest_card(cards)
@@ -629,6 +637,9 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
                     if card >= 39:
                         score -= 20
             score -= suit_cost
+            if pos == 0 and nil_seat < 0 and card == moves[ply, KILLER_COL] - 1:
+                # The lead that last cut off at this ply (DDS's best move).
+                score += LEAD_KILLER
             # Insert by score, best first (stable: equal scores keep the order met).
             at = count
             while at > 0 and moves[ply, 20 + at - 1] < score:
@@ -922,6 +933,8 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
                                 new_led, strength, new_seat, on_table | bit, target)
         moves[HANDS_ROW, seat] = hand
         if answer == (maximizing != 0):
+            if pos == 0:
+                moves[ply, KILLER_COL] = card + 1
             result = answer
             rel = moves[CTX_ROW, CTX_REL]
             if STATS:
