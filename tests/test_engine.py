@@ -24,6 +24,7 @@ from spades_sim.engine.bits import (
     pext_nb,
 )
 from spades_sim.engine.borrow import borrow_nb, keep_nb
+from spades_sim.engine.prefetch import prefetch_nb
 from spades_sim.run import play_games, simulate_hands
 
 PLAYABLE = list(PRESETS)
@@ -318,3 +319,17 @@ def _borrowed_reads(n):
 def test_borrowed_view_reads_its_owner():
     same, total = _borrowed_reads(4096)
     assert same and total == -8
+
+
+@njit(cache=True)
+def _prefetched_sum(table):
+    total = 0
+    for row in range(table.shape[0]):
+        prefetch_nb(table, (row * 7) % table.shape[0], row % table.shape[1])
+        total += table[row, 0]
+    return total
+
+
+def test_prefetch_changes_nothing_it_reads():
+    table = np.arange(64, dtype=np.int64).reshape(16, 4)
+    assert _prefetched_sum(table) == int(table[:, 0].sum())
