@@ -43,10 +43,12 @@ the exact count (MTD-f style). What makes it fast:
   partner's second best, not into the fourth hand's top cards, and drive out a top card when
   the side holds the next two. These rules, after DDS's move ordering, cut the tree by about
   two fifths. Above all, a lead costs the size of the tree below it: every card the opponents
-  hold in its suit, and a void opponent (free to discard any card or to ruff) as much as 20
-  cards. That one rule cut the trick-boundary positions of full deals 2.8 times, and the
-  nodes of nil questions by half (200 nil questions of weak hands: 38 s to 14 s, the slowest
-  12.5 s to 1.1 s).
+  hold in its suit, and a void opponent (free to discard any card or to ruff) as much as 3
+  cards and 1.4 a trick left (21 with 13 tricks left, 10 with 5). That one rule cut the
+  trick-boundary positions of full deals 2.8 times, and the nodes of nil questions by half
+  (200 nil questions of weak hands: 38 s to 14 s, the slowest 12.5 s to 1.1 s). And the lead
+  that last cut off at the same ply goes earlier (DDS's best move): with the void cost scaled
+  by the tricks left, 10% fewer nodes on full deals.
 
 - **Quick tricks in the middle of a trick** (DDS's second-hand quick trick, at every
   position): a side that needs only the current trick, or the current trick and its sure
@@ -61,9 +63,10 @@ the exact count (MTD-f style). What makes it fast:
   solved deals (``benchmarks/dd_guess_fit.py``), rounded up by about a trick, since a guess
   one above the answer costs no more questions than the answer itself.
 
-Speed (``benchmarks/README.md``): 0.35-0.36 of DDS's on full deals (31.2 against 88.0 and
-30.8 against 84.6 positions a second per core on 2,000 deals, every leader, two runs),
-0.76-0.85 after three tricks, faster than DDS on short endings.
+Speed (``benchmarks/README.md``): 0.475-0.476 of DDS's on full deals (37.7 against 79.2 and
+43.1 against 90.6 positions a second per core on 2,000 deals, every leader, two runs of one
+commit), 0.75-0.83 after three tricks, faster than DDS on short endings. It visits 1.5 times
+DDS's trick-boundary positions and spends about 1.1 times as long on each.
 The search calls itself with the transposition table and the moves array at every node;
 the drivers hand it borrowed views of them (``borrow.py``), which spares two atomic reference
 counts per array per node (about a tenth of the time, same nodes).
@@ -72,8 +75,12 @@ as a soft bonus of 20 or 60 points, 1.8 and 2.3 times), quick tricks through the
 entries (4% fewer nodes, no faster), the table's best lead tried first (0.8% fewer nodes, no
 faster), a row of tags a block to skip entries (slower), a lead cost for the partner's cards
 too (more nodes), a longer discard preferred (no change), a bucket keyed also on the top
-trump's owner (the ace of trumps seldom moves: chains a quarter shorter, no faster) and a
-smaller or larger head table (no change).
+trump's owner (the ace of trumps seldom moves: chains a quarter shorter, no faster), a
+smaller or larger head table (no change), a killer at the followers' plies too (1.4-1.8 times
+the nodes), a block's entries compared field by field without branches (no faster), each
+bucket's newest block at the place its hash gives with no head (slower), the table looked up
+before the quick bounds (no faster) and, for followers, playing low whenever a later partner
+beats every card still to come (2% fewer nodes, mixed by deal).
 
 Rules: the standard and jokers decks (trumps are the spades and jokers, bits 39..53), every
 ``spades_lead`` mode with ``broken_by_forced_lead`` (the position carries the broken flag),
