@@ -79,7 +79,8 @@ trump's owner (the ace of trumps seldom moves: chains a quarter shorter, no fast
 smaller or larger head table (no change), a killer at the followers' plies too (1.4-1.8 times
 the nodes), a block's entries compared field by field without branches (no faster), each
 bucket's newest block at the place its hash gives with no head (slower), the table looked up
-before the quick bounds (no faster) and, for followers, playing low whenever a later partner
+before the quick bounds (no faster), the nil searches' second tier of buckets for trick
+searches too (no faster) and, for followers, playing low whenever a later partner
 beats every card still to come (2% fewer nodes, mixed by deal).
 
 Rules: the standard and jokers decks (trumps are the spades and jokers, bits 39..53), every
