@@ -195,6 +195,45 @@ def test_guarded_second_trump_endings_match_the_reference(name):
         assert dd.solve(rules, hands, 3, trick_index=11, spades_broken=True) == [2, 0]
 
 
+def trump_heavy_ending(rng, rules, tricks_left, played):
+    """A random ending in which at least a third of the cards are trumps: the positions where
+    the trump bounds (a guarded second and third best, a lead to the partner's top card) can
+    answer."""
+    while True:
+        hands, leader, trick, trick_index, broken = random_ending(rng, rules, tricks_left,
+                                                                  played)
+        held = sum(hands) + sum(1 << card for card in trick)
+        trumps = sum(1 for card in cards_of(held) if card >= 39)
+        if 3 * trumps >= tricks_left * rules.players:
+            return hands, leader, trick, trick_index, broken
+
+
+@pytest.mark.parametrize("name", ["anytime", "broken", "jokers", "three_players",
+                                  "four_individual"])
+def test_trump_heavy_endings_match_the_reference(name):
+    # Each bound has been seen to fail this test when one of its conditions is dropped.
+    rules = VARIANTS[name]
+    rng = random.Random(5)
+    seats = range(2) if rules.partnership else range(rules.players)
+    for _ in range(60):
+        played = rng.randrange(rules.players)
+        hands, leader, trick, trick_index, broken = trump_heavy_ending(rng, rules, 3, played)
+        want = [reference_after(rules, hands, leader, trick, trick_index, broken,
+                                side_seats(rules, seat)) for seat in seats]
+        got = dd.solve(rules, hands, leader, trick=trick, trick_index=trick_index,
+                       spades_broken=broken)
+        assert got == want, (hands, leader, trick, trick_index, broken)
+    # The pair's rule by hand: K and 5 of spades sit after the ace, the queen with the
+    # partner. The ace can take only one of the king and queen.
+    if rules.players == 4 and rules.hand_size == 13:
+        ace, king, queen, five, four = 51, 50, 49, 42, 41
+        hands = [(1 << ace) | (1 << four) | (1 << 12),
+                 (1 << king) | (1 << five) | (1 << 11),
+                 (1 << 10) | (1 << 9) | (1 << 8),
+                 (1 << queen) | (1 << 7) | (1 << 6)]
+        assert dd.solve(rules, hands, 0, trick_index=10, spades_broken=True)[1] >= 1
+
+
 @pytest.mark.parametrize("name", ["broken", "jokers", "three_players", "two_players",
                                   "four_individual"])
 def test_nil_safety_matches_the_reference(name):

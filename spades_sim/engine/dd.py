@@ -312,6 +312,45 @@ def _guarded_second_nb(moves, players, union, leader):
 
 
 @njit(cache=True, inline="always")
+def _second_third_nb(moves, players, union):
+    """The top three live trumps when the second and third best are on one side and the top
+    one on the other, and the second's owner holds another trump (0 otherwise), and whether
+    the pair's side is the maximising one: that side takes a trick with them.
+
+    The top trump falls on one trick and can take only one of the pair there: the second's
+    owner always has another card to play instead (it may only be forced to play the second
+    when that is its last trump, after a trump trick without the top one, which the pair's
+    side wins if it played either card of the pair to it). Once the top trump is gone, the
+    remaining card of the pair is the best trump and wins the trick it is played to."""
+    live = union & TRUMP_MASK
+    if popcount(live) < 3:
+        return 0, False
+    top = highest_card(live)
+    rest = live ^ (1 << top)
+    second = highest_card(rest)
+    third = highest_card(rest ^ (1 << second))
+    max_mask = moves[CTX_ROW, CTX_MAX]
+    side_top = -1
+    side_second = -1
+    side_third = -1
+    second_trumps = 0
+    for seat in range(players):
+        held = moves[HANDS_ROW, seat]
+        side = (max_mask >> seat) & 1
+        if (held >> top) & 1:
+            side_top = side
+        if (held >> second) & 1:
+            side_second = side
+            second_trumps = popcount(held & TRUMP_MASK)
+        if (held >> third) & 1:
+            side_third = side
+    if side_top < 0 or side_second < 0 or side_third != side_second \
+            or side_top == side_second or second_trumps < 2:
+        return 0, False
+    return (1 << top) | (1 << second) | (1 << third), side_second == 1
+
+
+@njit(cache=True, inline="always")
 def _side_trumps_rel(moves, players, side_mask, union, needed):
     """The top trumps ``_sure_later_nb`` relies on for ``needed`` tricks: the side's run of
     top trumps from the top down to where the bound reaches ``needed``."""
@@ -441,6 +480,30 @@ def _quick_nb(rules, moves, leader, max_mask, broken, tidx, union, needed):
                 if popcount(held & TRUMP_MASK) > drawn and popcount(held & ~TRUMP_MASK) < side:
                     side = 0
                     side_rel = 0
+    if sure + side == 0 and needed == 1:
+        # One trick: a lead to the partner's top card of a suit no opponent can ruff.
+        leads = lead_mask_nb(rules, lead_hand, broken, tidx)
+        for suit in range(4):
+            suit_cards = _suit_mask(suit)
+            if (leads & suit_cards) == 0:
+                continue
+            top = highest_card(union & suit_cards)
+            owner = leader
+            for other in range(players):
+                if (moves[HANDS_ROW, other] >> top) & 1:
+                    owner = other
+            if owner == leader or ((max_mask >> owner) & 1) != leader_max:
+                continue
+            safe = True
+            if suit != 3:
+                for other in range(players):
+                    held = moves[HANDS_ROW, other]
+                    if ((max_mask >> other) & 1) != leader_max and (held & suit_cards) == 0 \
+                            and (held & TRUMP_MASK) != 0:
+                        safe = False
+            if safe:
+                moves[CTX_ROW, CTX_REL] = 1 << top
+                return 1
     moves[CTX_ROW, CTX_REL] = rel | side_rel
     return sure + side
 
@@ -762,6 +825,14 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
                         moves[CTX_ROW, CTX_QUICK_CUT] += 1
                     moves[CTX_ROW, CTX_REL] = guarded
                     return False
+            # The second and third best trumps on the side without the top one take a trick.
+            if target <= 1 or target >= remaining:
+                pair, pair_max = _second_third_nb(moves, players, union)
+                if pair != 0 and (target <= 1 if pair_max else target >= remaining):
+                    if STATS:
+                        moves[CTX_ROW, CTX_QUICK_CUT] += 1
+                    moves[CTX_ROW, CTX_REL] = pair
+                    return pair_max
         if STATS:
             moves[CTX_ROW, CTX_BOUNDARY] += 1
         # Transposition table (partition search): the bucket is the suit lengths of every
