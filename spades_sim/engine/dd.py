@@ -542,12 +542,32 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
             on_table, maximizing, nil_seat):
     """Fill ``moves[ply]``: one card of each run of equivalent legal cards, best first (row
     ``ply`` holds the count at column 39, the cards from column 0, their scores from 20)."""
-    players = rules.players
-    max_mask = moves[CTX_ROW, CTX_MAX]
-    side_mask = max_mask if maximizing else ((1 << players) - 1) & ~max_mask
     union = _union_nb(moves)
     hand = moves[HANDS_ROW, seat]
     blockers = (union & ~hand) | on_table
+    # The candidates first: one card of each run of equivalent legal cards, by suit and from
+    # the highest down. A single one (a forced play, often) needs no scores.
+    count = 0
+    skipped = 0
+    for suit in range(4):
+        cards = legal & _suit_mask(suit)
+        previous = -1
+        while cards != 0:
+            card = highest_card(cards)
+            cards ^= 1 << card
+            if previous >= 0 and (blockers & _between(card, previous)) == 0:
+                skipped |= 1 << card
+            else:
+                moves[ply, count] = card
+                count += 1
+            previous = card
+    moves[ply, 39] = count
+    moves[ply, 38] = skipped
+    if count <= 1:
+        return True
+    players = rules.players
+    max_mask = moves[CTX_ROW, CTX_MAX]
+    side_mask = max_mask if maximizing else ((1 << players) - 1) & ~max_mask
     partners = 0
     opponents = 0
     for other in range(players):
@@ -592,131 +612,128 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
                         held = moves[HANDS_ROW, other]
                         if (held & led_mask) == 0 and (held & TRUMP_MASK) != 0:
                             covered = False
-    count = 0
-    skipped = 0
-    for suit in range(4):
-        cards = legal & _suit_mask(suit)
-        if cards == 0:
-            continue
-        suit_live = union & _suit_mask(suit)
-        top_live = highest_card(suit_live)
-        # A lead's cost for the size of the tree below it: every card the opponents may
-        # reply with, a void opponent (free to discard or ruff) most of all.
-        suit_cost = 0
-        if pos == 0:
-            for other in range(players):
-                if other != seat and ((side_mask >> other) & 1) == 0:
-                    length = popcount(moves[HANDS_ROW, other] & _suit_mask(suit))
-                    suit_cost += LEAD_LENGTH_COST * length if length > 0 \
-                        else LEAD_VOID_BASE + LEAD_VOID_PER_TRICK * popcount(hand)
-        previous = -1
-        while cards != 0:
-            card = highest_card(cards)
-            cards ^= 1 << card
-            if previous >= 0 and (blockers & _between(card, previous)) == 0:
-                previous = card
-                skipped |= 1 << card
-                continue
-            previous = card
-            rank = card - 13 * suit
-            if nil_seat >= 0:
-                if pos == 0:
-                    wins = False
-                else:
-                    wins = card_strength_nb(card, led_mask) > win_strength
-                if seat == nil_seat:
-                    score = rank - (40 if wins else 0) if pos > 0 else -rank
-                elif maximizing:
-                    score = rank
-                else:
-                    score = -rank
-            elif pos == 0:
-                if card == top_live:
-                    # A sure winner (a suit an opponent ruffs costs its void above).
-                    score = 100
-                elif (partners >> top_live) & 1:
-                    score = 60 - rank
-                    # A singleton to the partner's top card, with trumps left to ruff the
-                    # return.
-                    if popcount(hand & _suit_mask(suit)) == 1 and suit != 3 \
-                            and (hand & TRUMP_MASK) != 0:
-                        score += LEAD_RUFF_RETURN
-                else:
-                    score = 20 - rank
-                    # The live cards below the top: the second and third best (-1: none).
-                    below = suit_live ^ (1 << top_live)
-                    second_best = highest_card(below) if below != 0 else -1
-                    below ^= (1 << second_best) if below != 0 else 0
-                    third_best = highest_card(below) if below != 0 else -1
-                    # The side holds the second and third best: a low lead drives out the top.
-                    side_cards = partners | hand
-                    if third_best >= 0 and (side_cards >> second_best) & 1 \
-                            and (side_cards >> third_best) & 1:
-                        score += 15
-                    # Through the second hand's top card to the partner's second best; not
-                    # into the fourth hand's top cards.
-                    if players == 4:
-                        held2 = moves[HANDS_ROW, wrap_seat_nb(seat + 1, players)]
-                        held4 = moves[HANDS_ROW, wrap_seat_nb(seat + 3, players)]
-                        if (held4 >> top_live) & 1 or \
-                                (second_best >= 0 and (held4 >> second_best) & 1):
-                            score -= 12
-                        elif (held2 >> top_live) & 1 and second_best >= 0 \
-                                and (partners >> second_best) & 1:
-                            score += 27
-                    if suit == 3:
-                        score -= 8
-                    else:
-                        # A suit the partner ruffs (void, with trumps) and the opponents
-                        # follow; a suit an opponent ruffs is worse.
-                        for other in range(players):
-                            if other != seat:
-                                held = moves[HANDS_ROW, other]
-                                if (held & _suit_mask(suit)) == 0 and (held & TRUMP_MASK) != 0:
-                                    score += 25 if (side_mask >> other) & 1 else -12
+    last_suit = -1
+    suit_live = 0
+    top_live = 0
+    suit_cost = 0
+    for i in range(count):
+        card = moves[ply, i]
+        suit = 3 if card >= 39 else card // 13
+        if suit != last_suit:
+            last_suit = suit
+            suit_live = union & _suit_mask(suit)
+            top_live = highest_card(suit_live)
+            # A lead's cost for the size of the tree below it: every card the opponents may
+            # reply with, a void opponent (free to discard or ruff) most of all.
+            suit_cost = 0
+            if pos == 0:
+                for other in range(players):
+                    if other != seat and ((side_mask >> other) & 1) == 0:
+                        length = popcount(moves[HANDS_ROW, other] & _suit_mask(suit))
+                        suit_cost += LEAD_LENGTH_COST * length if length > 0 \
+                            else LEAD_VOID_BASE + LEAD_VOID_PER_TRICK * popcount(hand)
+        rank = card - 13 * suit
+        if nil_seat >= 0:
+            if pos == 0:
+                wins = False
             else:
                 wins = card_strength_nb(card, led_mask) > win_strength
-                if (own_winning and not exposed) or covered:
-                    score = -rank - (40 if wins else 0)
-                    if card >= 39 and (led_mask & TRUMP_MASK) == 0:
-                        score -= 20
-                elif wins:
-                    if last:
-                        score = 100 - rank
-                    else:
-                        if card >= 39:
-                            beaten = (later & TRUMP_MASK) >> (card + 1) != 0
-                        else:
-                            beaten = ((later & _suit_mask(suit)) >> (card + 1)) != 0
-                            if not beaten:
-                                # A later opponent void in the suit with trumps can ruff.
-                                for step in range(pos + 1, players):
-                                    other = wrap_seat_nb(seat + step - pos, players)
-                                    if ((side_mask >> other) & 1) == 0:
-                                        held = moves[HANDS_ROW, other]
-                                        if (held & _suit_mask(suit)) == 0 and \
-                                                (held & TRUMP_MASK) != 0:
-                                            beaten = True
-                        score = (90 if not beaten else 60) - rank
-                        if own_winning and beaten:
-                            score = -rank - 40
+            if seat == nil_seat:
+                score = rank - (40 if wins else 0) if pos > 0 else -rank
+            elif maximizing:
+                score = rank
+            else:
+                score = -rank
+        elif pos == 0:
+            if card == top_live:
+                # A sure winner (a suit an opponent ruffs costs its void above).
+                score = 100
+            elif (partners >> top_live) & 1:
+                score = 60 - rank
+                # A singleton to the partner's top card, with trumps left to ruff the
+                # return.
+                if popcount(hand & _suit_mask(suit)) == 1 and suit != 3 \
+                        and (hand & TRUMP_MASK) != 0:
+                    score += LEAD_RUFF_RETURN
+            else:
+                score = 20 - rank
+                # The live cards below the top: the second and third best (-1: none).
+                below = suit_live ^ (1 << top_live)
+                second_best = highest_card(below) if below != 0 else -1
+                below ^= (1 << second_best) if below != 0 else 0
+                third_best = highest_card(below) if below != 0 else -1
+                # The side holds the second and third best: a low lead drives out the top.
+                side_cards = partners | hand
+                if third_best >= 0 and (side_cards >> second_best) & 1 \
+                        and (side_cards >> third_best) & 1:
+                    score += 15
+                # Through the second hand's top card to the partner's second best; not
+                # into the fourth hand's top cards.
+                if players == 4:
+                    held2 = moves[HANDS_ROW, wrap_seat_nb(seat + 1, players)]
+                    held4 = moves[HANDS_ROW, wrap_seat_nb(seat + 3, players)]
+                    if (held4 >> top_live) & 1 or \
+                            (second_best >= 0 and (held4 >> second_best) & 1):
+                        score -= 12
+                    elif (held2 >> top_live) & 1 and second_best >= 0 \
+                            and (partners >> second_best) & 1:
+                        score += 27
+                if suit == 3:
+                    score -= 8
                 else:
-                    score = -rank
+                    # A suit the partner ruffs (void, with trumps) and the opponents
+                    # follow; a suit an opponent ruffs is worse.
+                    for other in range(players):
+                        if other != seat:
+                            held = moves[HANDS_ROW, other]
+                            if (held & _suit_mask(suit)) == 0 and (held & TRUMP_MASK) != 0:
+                                score += 25 if (side_mask >> other) & 1 else -12
+        else:
+            wins = card_strength_nb(card, led_mask) > win_strength
+            if (own_winning and not exposed) or covered:
+                score = -rank - (40 if wins else 0)
+                if card >= 39 and (led_mask & TRUMP_MASK) == 0:
+                    score -= 20
+            elif wins:
+                if last:
+                    score = 100 - rank
+                else:
                     if card >= 39:
-                        score -= 20
-            score -= suit_cost
-            if pos == 0 and nil_seat < 0 and card == moves[ply, KILLER_COL] - 1:
-                # The lead that last cut off at this ply (DDS's best move).
-                score += LEAD_KILLER
-            # Insert by score, best first (stable: equal scores keep the order met).
-            at = count
-            while at > 0 and moves[ply, 20 + at - 1] < score:
-                moves[ply, at] = moves[ply, at - 1]
-                moves[ply, 20 + at] = moves[ply, 20 + at - 1]
-                at -= 1
-            moves[ply, at] = card
-            moves[ply, 20 + at] = score
-            count += 1
+                        beaten = (later & TRUMP_MASK) >> (card + 1) != 0
+                    else:
+                        beaten = ((later & _suit_mask(suit)) >> (card + 1)) != 0
+                        if not beaten:
+                            # A later opponent void in the suit with trumps can ruff.
+                            for step in range(pos + 1, players):
+                                other = wrap_seat_nb(seat + step - pos, players)
+                                if ((side_mask >> other) & 1) == 0:
+                                    held = moves[HANDS_ROW, other]
+                                    if (held & _suit_mask(suit)) == 0 and \
+                                            (held & TRUMP_MASK) != 0:
+                                        beaten = True
+                    score = (90 if not beaten else 60) - rank
+                    if own_winning and beaten:
+                        score = -rank - 40
+            else:
+                score = -rank
+                if card >= 39:
+                    score -= 20
+        score -= suit_cost
+        if pos == 0 and nil_seat < 0 and card == moves[ply, KILLER_COL] - 1:
+            # The lead that last cut off at this ply (DDS's best move).
+            score += LEAD_KILLER
+        moves[ply, 20 + i] = score
+    # Best first, by a stable insertion sort: equal scores keep the candidates' order.
+    for i in range(1, count):
+        card = moves[ply, i]
+        score = moves[ply, 20 + i]
+        at = i
+        while at > 0 and moves[ply, 20 + at - 1] < score:
+            moves[ply, at] = moves[ply, at - 1]
+            moves[ply, 20 + at] = moves[ply, 20 + at - 1]
+            at -= 1
+        moves[ply, at] = card
+        moves[ply, 20 + at] = score
     moves[ply, 39] = count
     moves[ply, 38] = skipped
     return True
