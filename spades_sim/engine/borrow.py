@@ -12,7 +12,13 @@ numba frees an array after its last use in the code, not at the end of the funct
 function that borrows an array it owns must use the owner after the last use of the view, on
 every path out of it (``keep_nb``, a use that does nothing), or the view reads freed memory.
 
-With ``NUMBA_DISABLE_JIT=1`` ``borrow_nb`` returns its argument and ``keep_nb`` does nothing.
+A recursive function can go further and take the arrays' addresses (``address_nb``), making
+the views itself (``view_nb``): a call then passes one integer an array instead of the array's
+nine fields, and binds nothing numba counts. The double-dummy search calls itself at every
+node this way.
+
+With ``NUMBA_DISABLE_JIT=1`` ``borrow_nb`` returns its argument, ``keep_nb`` does nothing, and
+``address_nb`` and ``view_nb`` hand the array itself through.
 """
 
 from numba import config
@@ -25,8 +31,14 @@ if config.DISABLE_JIT:
     def keep_nb(array):
         pass
 
+    def address_nb(array):
+        return array
+
+    def view_nb(address, rows, columns):
+        return address
+
 else:
-    from numba import types
+    from numba import carray, njit, types
     from numba.core import cgutils
     from numba.extending import intrinsic
 
@@ -60,3 +72,24 @@ else:
             return context.get_dummy_value()
 
         return types.none(array), codegen
+
+    @intrinsic
+    def _pointer_nb(typingctx, address):
+        """An int64 address as a pointer to int64."""
+        if not isinstance(address, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+        return types.CPointer(types.int64)(types.int64), codegen
+
+    @njit(cache=True, inline="always")
+    def address_nb(array):
+        """The address of a C-contiguous int64 array's data (for ``view_nb``)."""
+        return array.ctypes.data
+
+    @njit(cache=True, inline="always")
+    def view_nb(address, rows, columns):
+        """A borrowed 2-D C-contiguous int64 view of ``rows`` by ``columns`` at ``address``."""
+        return carray(_pointer_nb(address), (rows, columns))

@@ -125,7 +125,7 @@ from .bits import (
     popcount,
     wrap_seat_nb,
 )
-from .borrow import borrow_nb
+from .borrow import address_nb, view_nb
 from .layout import (
     FIRST_LEADER_TWO_OF_CLUBS,
     SPADES_LEAD_BROKEN,
@@ -159,6 +159,7 @@ CTX_QUICK_CUT = 7  # trick-boundary nodes the quick-trick bounds answered (a cou
 STATS = False
 CTX_REL = 14  # the cards whose ranks the last answer relied on (the search's second result)
 CTX_POOL = 15  # the next free entry of the transposition table's pool
+CTX_TT_ROWS = 16  # the transposition table's rows (the search makes its view of the table)
 CTX_SIZE = 60  # the last slot holds a run-time zero
 
 HEAD_BITS = 20  # buckets of the transposition table (heads of block chains, 8 a row)
@@ -739,10 +740,10 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
     return True
 
 
-@njit(_BOOL(_SEARCH_RULES, _ARR2, _ARR2, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64),
+@njit(_BOOL(_SEARCH_RULES, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64, _I64),
       cache=True)
-def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_strength,
-               win_seat, on_table, target):
+def _search_nb(rules, tt_address, moves_address, pos, leader, broken, tidx, led_mask,
+               win_strength, win_seat, on_table, target):
     """Whether the maximising side (context slot ``CTX_MAX``) can take at least ``target`` of
     the remaining tricks (the current one included), or, in a nil search (slot ``CTX_NIL`` at
     least 0), whether the nil side can keep the bidder from winning any trick.
@@ -752,6 +753,8 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
     ``tidx`` are down (``on_table``), led by ``leader``, with the led suit's mask, the winning
     strength (``card_strength_nb``) and seat so far; ``broken`` is whether spades are broken.
     """
+    moves = view_nb(moves_address, MOVE_ROWS + 2, MOVE_COLS)
+    tt = view_nb(tt_address, moves[CTX_ROW, CTX_TT_ROWS], TT_COLS)
     players = rules.players
     max_mask = moves[CTX_ROW, CTX_MAX]
     nil_seat = moves[CTX_ROW, CTX_NIL]
@@ -1021,10 +1024,10 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
                     answer = False
                     moves[CTX_ROW, CTX_REL] = 0
                 else:
-                    answer = _search_nb(rules, tt, moves, zero, new_seat, new_broken,
-                                        tidx + 1, zero, none, none, zero, target)
+                    answer = _search_nb(rules, tt_address, moves_address, zero, new_seat,
+                                        new_broken, tidx + 1, zero, none, none, zero, target)
             else:
-                answer = _search_nb(rules, tt, moves, zero, new_seat, new_broken,
+                answer = _search_nb(rules, tt_address, moves_address, zero, new_seat, new_broken,
                                     tidx + 1, zero, none, none, zero,
                                     target - ((max_mask >> new_seat) & 1))
             if rank_win:
@@ -1032,7 +1035,7 @@ def _search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_streng
                 # (a lower one of them would have won too, and was not tried).
                 moves[CTX_ROW, CTX_REL] |= _winner_rel(moves, won_by, new_seat, on_table | bit)
         else:
-            answer = _search_nb(rules, tt, moves, pos + 1, leader, new_broken, tidx,
+            answer = _search_nb(rules, tt_address, moves_address, pos + 1, leader, new_broken, tidx,
                                 new_led, strength, new_seat, on_table | bit, target)
         moves[HANDS_ROW, seat] = hand
         if answer == (maximizing != 0):
@@ -1134,15 +1137,15 @@ def _value_nb(rules, hands, tt, moves, pos, leader, broken, tidx, led_mask, win_
     search_rules = search_rules_nb(rules)
     for seat in range(4):
         moves[HANDS_ROW, seat] = hands[seat]
-    # The search passes the table and the moves to itself at every node: borrowed views
-    # (borrow.py) spare it numba's atomic reference counts there; the caller owns the arrays.
-    tt_view = borrow_nb(tt)
-    moves_view = borrow_nb(moves)
+    # The search passes the table and the moves to itself at every node: as their addresses
+    # (borrow.py), which spares it numba's reference counts and the arrays' fields; the caller
+    # owns the arrays.
+    moves[CTX_ROW, CTX_TT_ROWS] = tt.shape[0]
     while low < high:
         target = min(max(probe, low + 1), high)
         moves[CTX_ROW, CTX_QUESTIONS] += 1
-        if _search_nb(search_rules, tt_view, moves_view, pos, leader, broken, tidx, led_mask,
-                      win_strength, win_seat, on_table, target):
+        if _search_nb(search_rules, address_nb(tt), address_nb(moves), pos, leader, broken,
+                      tidx, led_mask, win_strength, win_seat, on_table, target):
             low = target
             probe = target + 1
         else:
@@ -1155,9 +1158,10 @@ def _value_nb(rules, hands, tt, moves, pos, leader, broken, tidx, led_mask, win_
       cache=True)
 def _nil_search_nb(rules, tt, moves, pos, leader, broken, tidx, led_mask, win_strength, win_seat,
                    on_table):
-    """The nil question (the context's nil seat set): ``_search_nb`` on borrowed views, as
-    ``_value_nb`` calls it."""
-    return _search_nb(search_rules_nb(rules), borrow_nb(tt), borrow_nb(moves), pos, leader,
+    """The nil question (the context's nil seat set): ``_search_nb`` on the arrays'
+    addresses, as ``_value_nb`` calls it."""
+    moves[CTX_ROW, CTX_TT_ROWS] = tt.shape[0]
+    return _search_nb(search_rules_nb(rules), address_nb(tt), address_nb(moves), pos, leader,
                       broken, tidx, led_mask, win_strength, win_seat, on_table, 1)
 
 
