@@ -59,17 +59,26 @@ the exact count (MTD-f style). What makes it fast:
   holds, up to the longest trump holding among the seats that hold its cards. And a guarded
   second-best trump (its owner holds another trump) right behind the top one takes a trick for
   its side, unless its owner is on lead with nothing but trumps (``_guarded_second_nb``).
+  So do the second and third best trumps on the side without the top one, when the second's
+  owner holds another trump, wherever they sit (``_second_third_nb``: the top trump takes one
+  of them at most). And a side on lead that needs one trick takes it by leading to the
+  partner's top card of a suit no opponent can ruff. These two bounds (after DDS's later
+  tricks and quick tricks) cut the trick-boundary positions of full deals by 4-5%.
 - **The first guess** (the first question's target) for partnerships is a linear fit on
   solved deals (``benchmarks/dd_guess_fit.py``), rounded up by about a trick, since a guess
   one above the answer costs no more questions than the answer itself.
 
-Speed (``benchmarks/README.md``): 0.475-0.476 of DDS's on full deals (37.7 against 79.2 and
-43.1 against 90.6 positions a second per core on 2,000 deals, every leader, two runs of one
-commit), 0.75-0.83 after three tricks, faster than DDS on short endings. It visits 1.5 times
-DDS's trick-boundary positions and spends about 1.1 times as long on each.
-The search calls itself with the transposition table and the moves array at every node;
-the drivers hand it borrowed views of them (``borrow.py``), which spares two atomic reference
-counts per array per node (about a tenth of the time, same nodes).
+Speed (``benchmarks/README.md``): 0.564-0.576 of DDS's on full deals (42.5 against 73.6 and
+46.4 against 82.3 positions a second per core on 2,000 deals, every leader, two runs of commit
+ba32b66), 1.1 times DDS's speed after three tricks, faster still on short endings. It visits
+1.4 times DDS's trick-boundary positions and spends about as long on each.
+The search calls itself with the transposition table and the moves array at every node: as
+their addresses (``borrow.py``'s ``address_nb``; it makes its own views with ``view_nb``), one
+integer an array a call. Borrowed views of the arrays, passed as arrays, had already spared
+the atomic reference counts (about a tenth of the time); the addresses spare the arrays'
+nine fields a call as well (about 4% more, same nodes). The move generator lists the
+candidate cards before it scores them, and a single candidate (a forced play, often) is not
+scored (about 7%, same order, same nodes).
 Tried and dropped: a killer move per ply (3-4 times the nodes: the static ordering is better;
 as a soft bonus of 20 or 60 points, 1.8 and 2.3 times), quick tricks through the partner's
 entries (4% fewer nodes, no faster), the table's best lead tried first (0.8% fewer nodes, no
@@ -80,8 +89,9 @@ smaller or larger head table (no change), a killer at the followers' plies too (
 the nodes), a block's entries compared field by field without branches (no faster), each
 bucket's newest block at the place its hash gives with no head (slower), the table looked up
 before the quick bounds (no faster), the nil searches' second tier of buckets for trick
-searches too (no faster) and, for followers, playing low whenever a later partner
-beats every card still to come (2% more nodes on 480 positions, mixed by deal).
+searches too (no faster), for followers, playing low whenever a later partner beats
+every card still to come (2% more nodes on 480 positions, mixed by deal), and, after DDS's
+weights, the second and third hands' higher losing cards first (1.3-1.4 times the nodes).
 
 Rules: the standard and jokers decks (trumps are the spades and jokers, bits 39..53), every
 ``spades_lead`` mode with ``broken_by_forced_lead`` (the position carries the broken flag),
