@@ -557,10 +557,10 @@ def _tt_index(key1, key2, mask):
 
 @njit(cache=True, inline="always")
 def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
-            on_table, maximizing, nil_seat):
+            on_table, maximizing, nil_seat, union):
     """Fill ``moves[ply]``: one card of each run of equivalent legal cards, best first (row
-    ``ply`` holds the count at column 39, the cards from column 0, their scores from 20)."""
-    union = _union_nb(moves)
+    ``ply`` holds the count at column 39, the cards from column 0, their scores from 20);
+    ``union`` is every card still held (the search's)."""
     hand = moves[HANDS_ROW, seat]
     blockers = (union & ~hand) | on_table
     # The candidates first: one card of each run of equivalent legal cards, by suit and from
@@ -587,14 +587,9 @@ def _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_sea
     max_mask = moves[CTX_ROW, CTX_MAX]
     side_mask = max_mask if maximizing else ((1 << players) - 1) & ~max_mask
     partners = 0
-    opponents = 0
     for other in range(players):
-        if other == seat:
-            continue
-        if (side_mask >> other) & 1:
+        if other != seat and (side_mask >> other) & 1:
             partners |= moves[HANDS_ROW, other]
-        else:
-            opponents |= moves[HANDS_ROW, other]
     # Opponents who play after this seat in this trick (for followers' "sure winner" test).
     later = 0
     for step in range(pos + 1, players):
@@ -1011,7 +1006,7 @@ def _search_nb(rules, tt_address, moves_address, pos, leader, broken, tidx, led_
             moves[CTX_ROW, CTX_REL] = _winner_rel(moves, win_strength & 63, nil_seat, on_table)
             return False
     _gen_nb(rules, moves, ply, seat, pos, legal, led_mask, win_strength, win_seat,
-            on_table, maximizing, nil_seat)
+            on_table, maximizing, nil_seat, union)
     count = moves[ply, 39]
     result = maximizing == 0
     rel = 0
