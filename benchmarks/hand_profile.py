@@ -18,8 +18,12 @@ engine pays for the same work under the draw contract; each adds one thing to th
 - ``deal_play_double``: the same hands as ``deal_play``, two at a time, card for card in one
   loop, so that the processor has two independent trick chains to overlap (the remedy the
   latency of the play loop suggests); both must give the same tricks (checked);
+- ``deal_play_heuristic``: the deal, then 13 tricks with every card the default heuristic's
+  (``strategy_play.choose_card_nb``, its play switches under ``classic``), the bids fixed at 3,
+  4, 3, 4: a model of the heuristic's hand without bidding, scores or records;
 - ``engine``: the engine's kernel (``simulate_hands_nb``) with ``random`` at every seat under
   ``classic``: deal, blind choices, bids, nil exchanges, play, scores and every per-hand record;
+- ``engine_heuristic``: the same with the default ``heuristic`` at every seat;
 - ``engine_no_nil``: the same under ``classic`` with neither nil nor blind nil (no blind
   choices, no exchanges).
 
@@ -47,7 +51,10 @@ from spades_sim.core.strategies import seat_strategies
 from spades_sim.engine.bits import TRUMP_MASK, lowest_card, nth_card_nb, popcount, wrap_seat_nb
 from spades_sim.engine.calls import hands_kernel, kernel_strategies
 from spades_sim.engine.deal import ordered_deck_nb, shuffle_deal_nb
+from spades_sim.engine.layout import STRATEGY_HEURISTIC
 from spades_sim.engine.rng import bounded_nb, seed_nb
+from spades_sim.engine.strategy_kernels import play_bits_nb
+from spades_sim.engine.strategy_play import choose_card_nb, credit_nb, hand_facts_nb
 from spades_sim.engine.trick import (
     card_strength_nb,
     follow_mask_nb,
@@ -170,6 +177,55 @@ def deal_play_double(rules, deal_key, play_key, first, n):
     return total
 
 
+@njit(cache=True)
+def deal_play_heuristic(rules, kinds, params, deal_key, first, n):
+    deck = np.zeros(108, np.int64)
+    n_cards = ordered_deck_nb(rules, deck)
+    hands = np.zeros(4, np.int64)
+    play_packed = play_bits_nb(kinds, params)
+    facts = hand_facts_nb(rules, 0x04030403, 0)  # bids 3, 4, 3, 4 from seat 0
+    state = np.uint64(0)  # (the heuristic draws nothing)
+    total = 0
+    for h in range(first, first + n):
+        _deal_into(rules, deal_key, h, deck, n_cards, hands)
+        leader = h & 3
+        broken = False
+        tricks = 0
+        taken = 0
+        played = 0
+        for trick_index in range(13):
+            hand = hands[np.uint64(leader)]
+            legal = lead_mask_nb(rules, hand, broken, trick_index)
+            card, state = choose_card_nb(rules, STRATEGY_HEURISTIC, play_packed, leader, hand,
+                                         legal, 0, leader, -1, -1, facts, tricks, taken, played,
+                                         state)
+            hands[np.uint64(leader)] = hand ^ (1 << card)
+            played |= 1 << card
+            led_mask = suit_mask_of_card_nb(card)
+            broken |= (card >= 39) & ((hand & ~TRUMP_MASK) == 0)
+            side_suit = (led_mask & TRUMP_MASK) == 0
+            winner = leader
+            best = card_strength_nb(card, led_mask)
+            for k in range(1, 4):
+                seat = wrap_seat_nb(leader + k, 4)
+                hand = hands[np.uint64(seat)]
+                card, state = choose_card_nb(rules, STRATEGY_HEURISTIC, play_packed, seat, hand,
+                                             follow_mask_nb(hand, led_mask), k, leader,
+                                             best & 63, winner, facts, tricks, taken, 0, state)
+                hands[np.uint64(seat)] = hand ^ (1 << card)
+                played |= 1 << card
+                broken |= (card >= 39) & side_suit
+                strength = card_strength_nb(card, led_mask)
+                better = strength > best
+                best = strength if better else best
+                winner = seat if better else winner
+            tricks += 1 << (8 * winner)
+            taken += credit_nb(facts, winner)
+            leader = winner
+        total += tricks
+    return total
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=1_000_000)
@@ -186,13 +242,14 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 1
 
+    heuristic = kernel_strategies(seat_strategies(["heuristic"], 4), classic)
     no_games = schema.allocate_games(0)
     out = schema.allocate_hands(n, False)
     for array in out:
         array.fill(0)  # touch the pages before timing
 
-    def engine(rules_object):
-        kinds, params = kernel_strategies(seat_strategies(["random"], 4), rules_object)
+    def engine(rules_object, strategy="random"):
+        kinds, params = kernel_strategies(seat_strategies([strategy], 4), rules_object)
         kernel = hands_kernel(kinds)
         rules_tuple = rules_object.kernel_tuple()
         kernel(rules_tuple, kinds, params, deal_key, play_key, 0, schema.take(out, 100),
@@ -206,7 +263,10 @@ def main(argv=None) -> int:
         "deal_play_lowest": lambda first: deal_play(rules, deal_key, play_key, first, n, True),
         "deal_play": lambda first: deal_play(rules, deal_key, play_key, first, n, False),
         "deal_play_double": lambda first: deal_play_double(rules, deal_key, play_key, first, n),
+        "deal_play_heuristic": lambda first: deal_play_heuristic(rules, heuristic[0],
+                                                                 heuristic[1], deal_key, first, n),
         "engine": engine(classic),
+        "engine_heuristic": engine(classic, "heuristic"),
         "engine_no_nil": engine(dataclasses.replace(classic, nil=False, blind_nil=False)),
     }
     for loop in loops.values():
@@ -224,6 +284,8 @@ def main(argv=None) -> int:
         result[f"{name}_ns_median"] = round(statistics.median(values) / n * 1e9, 1)
     result["deal_play_hands_per_second"] = round(n / min(seconds["deal_play"]))
     result["engine_hands_per_second"] = round(n / min(seconds["engine"]))
+    result["deal_play_heuristic_hands_per_second"] = round(n / min(seconds["deal_play_heuristic"]))
+    result["engine_heuristic_hands_per_second"] = round(n / min(seconds["engine_heuristic"]))
     result.update(stamp())
     publish(result, history=not args.no_history)
     return 0
