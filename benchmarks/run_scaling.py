@@ -188,9 +188,9 @@ def measure_memory(n_hands: int, chunk_size: int, seed: int, strategy: str, inte
 
 
 def _engine_cache() -> str:
-    from spades_sim.engine import _cache_dir
+    from spades_sim.engine.toolchain import cache_dir
 
-    return Path(_cache_dir()).name
+    return Path(cache_dir()).name
 
 
 def main(argv=None) -> int:

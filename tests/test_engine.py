@@ -23,8 +23,7 @@ from spades_sim.engine.bits import (
     pext_loop_nb,
     pext_nb,
 )
-from spades_sim.engine.borrow import borrow_nb, keep_nb
-from spades_sim.engine.prefetch import prefetch_nb
+from spades_sim.engine.unsafe import borrow_nb, keep_nb, prefetch_nb
 from spades_sim.run import play_games, simulate_hands
 
 PLAYABLE = list(PRESETS)

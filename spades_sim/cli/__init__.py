@@ -47,6 +47,9 @@ from .options import (
     _units,
 )
 
+#: Commands that play no chunk (and need not load the run layer to start).
+_LIGHT_COMMANDS = frozenset({"rules", "strategies", "status", "replay", "report"})
+
 SEED_HELP = "the seed: the same seed gives the same results whatever --jobs (default 0)"
 
 
@@ -266,6 +269,10 @@ def main(argv=None) -> int:
     except SystemExit as exit_:  # a bad argument (one line already printed), --help, --version
         return 0 if exit_.code is None else exit_.code if isinstance(exit_.code, int) else 2
     try:
+        if args.command not in _LIGHT_COMMANDS:
+            from ..run.heap import keep_heap
+
+            keep_heap()  # (this process plays chunks: ``run/heap.py``)
         return args.func(args)
     except SpadesError as error:
         if args.debug:

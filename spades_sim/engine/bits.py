@@ -1,8 +1,9 @@
 """Bitboard helpers: popcount, lowest and highest set bit, n-th set bit, bit gather and
 scatter (pext, pdep), suit masks.
 
-Bitboards are int64 with bit 63 never used. The compiled versions use LLVM's ctpop/cttz/ctlz;
-with ``NUMBA_DISABLE_JIT=1`` the same names are plain Python, so every kernel still runs.
+Bitboards are int64 with bit 63 never used. The compiled versions use LLVM's ctpop/cttz/ctlz
+(``unsafe.py``); with ``NUMBA_DISABLE_JIT=1`` the same names are plain Python, so every kernel
+still runs.
 """
 
 from numba import config, njit
@@ -30,50 +31,11 @@ if config.DISABLE_JIT:
         return int(mask).bit_length() - 1
 
 else:
-    from llvmlite import ir
-    from numba import types
-    from numba.extending import intrinsic
-
-    @intrinsic
-    def _ctpop(typingctx, mask):
-        def codegen(context, builder, signature, args):
-            return builder.ctpop(args[0])
-
-        return types.int64(types.int64), codegen
-
-    @intrinsic
-    def _cttz(typingctx, mask):
-        def codegen(context, builder, signature, args):
-            return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-        return types.int64(types.int64), codegen
-
-    @intrinsic
-    def _ctlz(typingctx, mask):
-        def codegen(context, builder, signature, args):
-            return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
-
-        return types.int64(types.int64), codegen
-
-    def _bmi2_codegen(name):
-        """Code for BMI2's ``name`` instruction (``pdep`` or ``pext``) on two int64."""
-
-        def codegen(context, builder, signature, args):
-            i64 = ir.IntType(64)
-            function = builder.module.declare_intrinsic(
-                f"llvm.x86.bmi.{name}.64", fnty=ir.FunctionType(i64, [i64, i64])
-            )
-            return builder.call(function, args)
-
-        return codegen
-
-    @intrinsic
-    def _pdep(typingctx, source, mask):
-        return types.int64(types.int64, types.int64), _bmi2_codegen("pdep")
-
-    @intrinsic
-    def _pext(typingctx, source, mask):
-        return types.int64(types.int64, types.int64), _bmi2_codegen("pext")
+    from .unsafe import ctlz_nb as _ctlz
+    from .unsafe import ctpop_nb as _ctpop
+    from .unsafe import cttz_nb as _cttz
+    from .unsafe import pdep_raw_nb as _pdep
+    from .unsafe import pext_raw_nb as _pext
 
     @njit(cache=True, inline="always")
     def popcount(mask):

@@ -24,7 +24,7 @@ the exact count (MTD-f style). What makes it fast:
   bucket (a bucket's chain holds some 30 entries on average), so the walk must not chase one
   pointer per entry: the entries of a block are read without waiting on each other, which
   made the solver about 1.45 times as fast as a chain of single entries. The bucket's head is
-  fetched into the cache (``prefetch.py``) as soon as its keys are known, before the quick
+  fetched into the cache (``unsafe.py``) as soon as its keys are known, before the quick
   bounds run, and each next block of a chain while the one before it is walked. A store adds
   its entry without looking for the same class in the chain (it found one in 1.7% of stores
   and cost a whole walk each). A stamp empties the
@@ -73,7 +73,7 @@ Speed (``benchmarks/README.md``): 0.564-0.576 of DDS's on full deals (42.5 again
 ba32b66), 1.1 times DDS's speed after three tricks, faster still on short endings. It visits
 1.4 times DDS's trick-boundary positions and spends about as long on each.
 The search calls itself with the transposition table and the moves array at every node: as
-their addresses (``borrow.py``'s ``address_nb``; it makes its own views with ``view_nb``), one
+their addresses (``unsafe.py``'s ``address_nb``; it makes its own views with ``view_nb``), one
 integer an array a call. Borrowed views of the arrays, passed as arrays, had already spared
 the atomic reference counts (about a tenth of the time); the addresses spare the arrays'
 nine fields a call as well (about 4% more, same nodes). The move generator lists the
@@ -137,13 +137,12 @@ from .bits import (
     popcount,
     wrap_seat_nb,
 )
-from .borrow import address_nb, view_nb
 from .layout import (
     FIRST_LEADER_TWO_OF_CLUBS,
     SPADES_LEAD_BROKEN,
 )
-from .prefetch import prefetch_nb
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
+from .unsafe import address_nb, prefetch_nb, view_nb
 
 _I64, _BOOL = types.int64, types.boolean
 _RULES = types.NamedUniTuple(types.int64, len(KernelRules._fields), KernelRules)
@@ -1159,7 +1158,7 @@ def _value_nb(rules, hands, tt, moves, pos, leader, broken, tidx, led_mask, win_
     for seat in range(4):
         moves[HANDS_ROW, seat] = hands[seat]
     # The search passes the table and the moves to itself at every node: as their addresses
-    # (borrow.py), which spares it numba's reference counts and the arrays' fields; the caller
+    # (unsafe.py), which spares it numba's reference counts and the arrays' fields; the caller
     # owns the arrays.
     moves[CTX_ROW, CTX_TT_ROWS] = tt.shape[0]
     while low < high:
@@ -1239,7 +1238,7 @@ def _guess_nb(rules, hands, max_mask, remaining, leader):
 
 
 @njit(types.void(_RULES, _ARR2, _ARR, _I64, _ARR2, _ARR2, _ARR2), cache=True)
-def solve_deals_nb(rules, deals, leaders, broken, out, tt, moves):
+def _solve_deals_nb(rules, deals, leaders, broken, out, tt, moves):
     """Solve deals from a trick boundary: ``out[i]`` gets the remaining tricks of each side
     (partnership) or each seat (individual play, one search per seat).
 
@@ -1704,7 +1703,7 @@ def solve_deals(rules: Rules, hands, leaders, *, spades_broken: bool = False) ->
                                   f"to lead the first trick (two_of_clubs)")
     out = np.zeros((deals.shape[0], rules.n_sides), dtype=np.int64)
     ctx, tt, moves = _buffers()
-    solve_deals_nb(kernel, full, leaders, int(bool(spades_broken)), out, tt, moves)
+    _solve_deals_nb(kernel, full, leaders, int(bool(spades_broken)), out, tt, moves)
     return out
 
 
@@ -1714,5 +1713,5 @@ def nodes_searched() -> int:
     return int(ctx[CTX_NODES])
 
 
-__all__ = ["solve", "solve_seat", "solve_cards", "nil_safe", "solve_deals", "solve_deals_nb",
+__all__ = ["solve", "solve_seat", "solve_cards", "nil_safe", "solve_deals",
            "nodes_searched"]

@@ -29,11 +29,9 @@ import warnings
 
 import numpy as np
 from numba import njit, types
-from numba.core import cgutils
 from numba.core.dispatcher import Dispatcher
 from numba.core.errors import NumbaError, NumbaExperimentalFeatureWarning
 from numba.core.types.function_type import CompileResultWAP
-from numba.extending import intrinsic
 
 from ..core.errors import StrategyError
 from ..core.view import (
@@ -67,6 +65,7 @@ from ..core.view import (
 )
 from . import bits
 from .rng import bounded_nb, next_u64_nb
+from .unsafe import borrow_nb
 
 PLUGIN_SIG = types.int64(types.int64[::1], types.float64[::1], types.uint64[::1])
 """The signature of a plug-in's ``bid`` and ``play``: ``int64(view, params, rng)``."""
@@ -182,21 +181,6 @@ def first_class_quiet():
 
 # -- the engine's side: filling the view, calling ------------------------------------------------
 
-@intrinsic
-def borrowed_nb(typingctx, array):
-    """The array without its reference count (a null meminfo): numba's reference counting is
-    an atomic add and subtract per array handed around, which would cost more than a plug-in
-    call. Safe while the caller holds the array: the Python layer's plug-in tuple does, for the
-    whole kernel call; a view (``[seat]``) of a borrowed array is borrowed too."""
-
-    def codegen(context, builder, signature, args):
-        borrowed = context.make_array(signature.args[0])(context, builder, value=args[0])
-        borrowed.meminfo = cgutils.get_null_value(borrowed.meminfo.type)
-        return borrowed._getvalue()
-
-    return array(array), codegen
-
-
 @njit(cache=True, inline="always")
 def fill_rules_nb(view, rules):
     """The rules slots (``V_RULES + i``: field ``i`` of the rules tuple); once per kernel call."""
@@ -233,8 +217,10 @@ def plugin_bid_nb(plugins, rules, seat, position, dealer, hand, legal, bids, bli
                   state):
     """``(bid, state)``: the plug-in's non-blind bid at ``seat`` (bit ``b`` of ``legal`` set
     when bid ``b`` is allowed); raises ``ValueError`` on an illegal bid."""
-    view = borrowed_nb(plugins[4])
-    rng = borrowed_nb(plugins[5])
+    # Borrowed (unsafe.py): the Python caller holds the plug-in tuple for the whole kernel
+    # call, and counting the arrays' references would cost more than the plug-in call.
+    view = borrow_nb(plugins[4])
+    rng = borrow_nb(plugins[5])
     fill_common_nb(view, rules, PHASE_BID, seat, dealer, position, hand, legal, bids, blind, 0,
                    scores, bags)
     for slot in (V_TRICK, V_LEADER, V_LED_SUIT, V_WINNING_CARD, V_WINNING_SEAT, V_FIRST_LEADER):
@@ -246,7 +232,7 @@ def plugin_bid_nb(plugins, rules, seat, position, dealer, hand, legal, bids, bli
         view[V_PLAYED_BY + i] = 0
         view[V_TRICK_CARDS + i] = -1
     rng[0] = state
-    bid = plugins[0][seat](view, borrowed_nb(plugins[3])[seat], rng)
+    bid = plugins[0][seat](view, borrow_nb(plugins[3])[seat], rng)
     if bid < 0 or bid > rules.hand_size or ((legal >> bid) & 1) == 0:
         raise ValueError(ILLEGAL_MOVE)
     return bid, rng[0]
@@ -261,8 +247,8 @@ def plugin_card_nb(plugins, rules, seat, dealer, position, hand, legal, trick_in
     on an illegal card. ``led_suit``, ``winning_card`` and ``winning_seat`` are -1 for a lead;
     ``played_by`` a 4-tuple; ``trick_cards`` the trick's cards so far packed a byte each in
     play order (``position`` of them)."""
-    view = borrowed_nb(plugins[4])
-    rng = borrowed_nb(plugins[5])
+    view = borrow_nb(plugins[4])
+    rng = borrow_nb(plugins[5])
     fill_common_nb(view, rules, PHASE_PLAY, seat, dealer, position, hand, legal, bids, blind,
                    tricks, scores, bags)
     view[V_TRICK] = trick_index
@@ -278,7 +264,7 @@ def plugin_card_nb(plugins, rules, seat, dealer, position, hand, legal, trick_in
         view[V_PLAYED_BY + i] = played_by[i]
         view[V_TRICK_CARDS + i] = (trick_cards >> (8 * i)) & 0xFF if i < position else -1
     rng[0] = state
-    card = plugins[1][seat](view, borrowed_nb(plugins[3])[seat], rng)
+    card = plugins[1][seat](view, borrow_nb(plugins[3])[seat], rng)
     if card < 0 or card > 53 or ((legal >> card) & 1) == 0:
         raise ValueError(ILLEGAL_MOVE)
     return card, rng[0]

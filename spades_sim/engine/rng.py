@@ -59,21 +59,7 @@ if config.DISABLE_JIT:
         return product >> 32, state
 
 else:
-    from llvmlite import ir
-    from numba import types
-    from numba.extending import intrinsic
-
-    @intrinsic
-    def _mul128_fold(typingctx, a, b):
-        """``hi ^ lo`` of the 128-bit product of two uint64 (one ``mul`` on x86-64)."""
-
-        def codegen(context, builder, signature, args):
-            wide = ir.IntType(128)
-            product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
-            high = builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
-            return builder.xor(high, builder.trunc(product, ir.IntType(64)))
-
-        return types.uint64(types.uint64, types.uint64), codegen
+    from .unsafe import mul128_fold_nb as _mul128_fold
 
     _GAMMA = np.uint64(GOLDEN_GAMMA)
     _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -16,7 +16,6 @@ from numba import njit
 
 from .bidding import bid_round_nb, exchange_size_nb
 from .bits import TRUMP_MASK, byte_of_nb, lowest_card, wrap_seat_nb
-from .borrow import borrow_nb, keep_nb
 from .deal import draw_deal_nb, ordered_deck_nb, shuffle_deal_nb
 from .layout import (
     DEAL_DRAW,
@@ -48,8 +47,9 @@ from .strategy_kernels import (
     score_aware_nb,
 )
 from .strategy_play import choose_card_nb, credit_nb, hand_facts_nb
-from .strategy_value import memo_groups_nb, memo_tables_nb
+from .strategy_value import memo_groups_nb, memo_table_nb
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
+from .unsafe import borrow_nb, keep_nb
 
 _SEARCH_KEY_XOR = np.uint64(SEARCH_KEY_XOR)
 _NO_STATE = np.uint64(0)
@@ -144,12 +144,14 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
         param_array[1, slot] = params[1][slot]
         param_array[2, slot] = params[2][slot]
         param_array[3, slot] = params[3][slot]
+    # Borrowed views (unsafe.py): the bids read the memo and the parameters through inlined
+    # helpers, and owned arrays would be counted four times a bid. Two owners, param_array and
+    # memo_table, each kept alive by keep_nb at every return; the memo's float64 values are a
+    # view of the borrowed keys, not a second owner.
     param_rows = borrow_nb(param_array)
-    memo_keys, memo_values = memo_tables_nb()
-    # Borrowed views (borrow.py): the bids read the memo and the parameters through inlined
-    # helpers, and owned arrays would be counted four times a bid; keep_nb at each return
-    # keeps the owners alive as long as the views.
-    memo = (memo_groups_nb(kinds, params), borrow_nb(memo_keys), borrow_nb(memo_values))
+    memo_table = memo_table_nb()
+    memo_keys = borrow_nb(memo_table)
+    memo = (memo_groups_nb(kinds, params), memo_keys, memo_keys.view(np.float64))
     search_key = play_key ^ _SEARCH_KEY_XOR
     played_by = np.zeros(4, dtype=np.int64)  # each seat's cards played this hand (for mc)
     search_scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)  # mc's working arrays
@@ -171,8 +173,8 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
         first_dealer = 0
         if games_mode:
             if capacity - row < rules.hand_cap:
-                keep_nb(param_array)  # (the borrowed views' owners live to here: borrow.py)
-                keep_nb(memo_keys)
+                keep_nb(param_array)  # (the borrowed views' owners live to here: unsafe.py)
+                keep_nb(memo_table)
                 return unit, row
             game_id = first_unit + unit
             key_index = (game_id << GAME_SHIFT) + 1
@@ -424,7 +426,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
             dealer = wrap_seat_nb(dealer + 1, players)
             key_index += 1
     keep_nb(param_array)
-    keep_nb(memo_keys)
+    keep_nb(memo_table)
     return n_units, row
 
 

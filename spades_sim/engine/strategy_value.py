@@ -274,7 +274,7 @@ def double_nil_value_nb(rules, p_own, own_bonus, p_partner, partner_bonus):
 
 
 # The bidder's memo: the number-bid walk depends on few inputs, and hands repeat them, so each
-# kernel call keeps its results in a direct-mapped table (``memo_tables_nb``) keyed by all of
+# kernel call keeps its results in a direct-mapped table (``memo_table_nb``) keyed by all of
 # them. A hit returns exactly what the walk would compute: the memo changes speed, not bids.
 MEMO_BITS = 12
 MEMO_SIZE = 1 << MEMO_BITS
@@ -283,12 +283,13 @@ _MEMO_SHIFT = np.uint64(64 - MEMO_BITS)
 
 
 @njit(cache=True, inline="always")
-def memo_tables_nb():
-    """An empty memo (``value_bid_nb``): one buffer of ``2 * MEMO_SIZE`` words, seen as keys
-    (int64, 0 = empty) and as values (float64). Slot ``i`` keeps its key at ``2 i`` and its
-    value at ``2 i + 1``: one cache line holds both, so a lookup misses the cache once."""
-    keys = np.zeros(2 * MEMO_SIZE, dtype=np.int64)
-    return keys, keys.view(np.float64)
+def memo_table_nb():
+    """An empty memo (``value_bid_nb``): one buffer of ``2 * MEMO_SIZE`` words, read as keys
+    (int64, 0 = empty) and, through a float64 view of the same buffer, as values. Slot ``i``
+    keeps its key at ``2 i`` and its value at ``2 i + 1``: one cache line holds both, so a
+    lookup misses the cache once. The caller owns the one buffer and makes both views from
+    it."""
+    return np.zeros(2 * MEMO_SIZE, dtype=np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -372,7 +373,7 @@ def value_bid_nb(rules, seat_params, group, seat, hand, estimate, bids, partner_
     """The expected-value bid of ``seat`` (see the module doc); ``estimate`` is the heuristic's
     trick estimate plus ``aggression`` and its score adjustment; ``partner_blind`` whether the
     partner's bid was blind; ``group`` the seat's memo group (``memo_groups_nb``) and
-    ``memo_keys``, ``memo_values`` the kernel call's memo (``memo_tables_nb``)."""
+    ``memo_keys``, ``memo_values`` the kernel call's memo (``memo_table_nb``)."""
     model = rules.bid_model
     hand_size = rules.hand_size
     position, opp_made, partner_bid = bidding_context_nb(rules, seat, bids)

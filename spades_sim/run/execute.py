@@ -23,6 +23,7 @@ from .dataset import (
     store_chunk,
     write_chunk,
 )
+from .heap import keep_heap_in_worker
 from .locks import claim_share
 from .memory import play_chunk, play_chunk_stored
 from .spec import RunSpec, make_config, shard_chunks
@@ -248,6 +249,7 @@ def _warm_in_subprocess(games: bool, search: bool = False, par: bool = False) ->
 
 def _store(task):
     """A worker's part of a chunk: play it and write its file under a temporary name."""
+    keep_heap_in_worker()  # (the next chunk reuses this one's pages: ``run/heap.py``)
     spec, out, chunk, writer, run_hash = task
     return chunk, store_chunk(spec, out, chunk, writer, run_hash)
 

@@ -10,12 +10,16 @@ with the process, so the next chunk reuses the pages it already has. The process
 one chunk's working set between chunks, the size it had at its peak anyway.
 
 It is a tuning of the C allocator (``mallopt``), on Linux with glibc only; elsewhere it does
-nothing. Results never depend on it.
+nothing. Results never depend on it. It changes the whole process, so the toolkit applies it
+only to processes it owns: the ``spades-sim`` command's (``cli``) and the worker processes that
+play chunks (:func:`keep_heap_in_worker`), never a Python session that merely calls
+:func:`spades_sim.simulate`.
 """
 
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import sys
 
 #: Arrays up to this size come from the heap (glibc's ceiling for the setting on 64 bits).
@@ -33,6 +37,14 @@ def keep_heap() -> bool:
     if _kept is None:
         _kept = _mallopt()
     return _kept
+
+
+def keep_heap_in_worker() -> bool:
+    """:func:`keep_heap` in a worker process (a child process: joblib's or Dask's), nothing in
+    the process the user started; whether it took."""
+    if multiprocessing.parent_process() is None:
+        return False
+    return keep_heap()
 
 
 def _mallopt() -> bool:

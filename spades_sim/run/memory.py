@@ -23,7 +23,6 @@ from ..core.strategies import Strategy
 from ..game import dispatch
 from ..game.plugins import check_plugins
 from .frames import tidy_frame
-from .heap import keep_heap
 from .layout import shape, stored_block, stored_table
 from .spec import Config, RunSpec, make_config
 
@@ -113,7 +112,6 @@ def _played(spec: RunSpec, chunk: int):
     hands, games, par)`` for each configuration and copy, in the order of the run's rows (with
     par the hands are played with their plays recorded, which changes no hand, to re-apply the
     exchanges before solving them double dummy)."""
-    keep_heap()  # (the next chunk reuses this one's pages: ``run/heap.py``)
     keys = stream_keys(spec.seed)
     first, count = spec.chunk_range(chunk)
     record = bool(spec.par)

@@ -1,0 +1,103 @@
+"""The engine's contract with numba: the versions it supports and where its kernels cache.
+
+**Versions.** The engine builds on a few numba internals (its own intrinsics in ``unsafe.py``,
+first-class function pointers in ``plugin.py``, the cache locator below), which may change in
+any minor release. ``pyproject.toml`` pins numba and llvmlite below their next minor release,
+and :func:`check_versions` refuses, with one line, a numba outside :data:`NUMBA_SUPPORTED`
+(installed around the pin, for instance by hand), instead of failing later with a compiler
+traceback.
+
+**The cache.** numba's on-disk cache (``cache=True``) is keyed by the source file of each *entry*
+function only, so an edit to a helper in another file would leave a stale compiled kernel in
+use. To rule that out, the toolkit's kernels cache in a folder named by a hash of every engine
+source file (and of the core modules the kernels take constants from): any such edit (or an
+upgrade) starts from a fresh cache. :func:`install_cache_locator` puts that folder in place for
+the toolkit's own source files alone, with a cache locator that answers only for them: a user's
+own ``@njit(cache=True)`` functions cache wherever numba would put them, and numba's global
+``config.CACHE_DIR`` is left as the user set it. The double-dummy solver (``dd``) is left out of
+the hash: no kernel of the hand loop calls it, and numba's own check of its file is enough.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..core.errors import SpadesError
+from ..core.version import engine_hash
+
+#: The numba releases the engine is built and tested for: ``(lowest, first unsupported)``;
+#: the same bounds as ``pyproject.toml``'s pin.
+NUMBA_SUPPORTED = ((0, 59), (0, 69))
+
+#: The toolkit's sources: every file below this folder caches in :func:`cache_dir`.
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+def _release(version: str) -> tuple[int, int]:
+    """``(major, minor)`` of a version string such as ``0.68.1`` or ``0.69.0rc1``."""
+    parts = version.split(".")
+    return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
+
+
+def check_versions(version: str | None = None) -> None:
+    """Raise :class:`SpadesError` when numba's ``version`` (the installed one by default) is
+    outside :data:`NUMBA_SUPPORTED`."""
+    if version is None:
+        import numba
+
+        version = numba.__version__
+    low, high = NUMBA_SUPPORTED
+    if not low <= _release(version) < high:
+        wanted = f"numba>={low[0]}.{low[1]},<{high[0]}.{high[1]}"
+        raise SpadesError(f"numba {version} is not supported by spades_sim's engine: install "
+                          f"'{wanted}' (pip install '{wanted}')")
+
+
+def cache_dir() -> str:
+    """The folder of the toolkit's compiled kernels: ``numba-<engine hash>`` under
+    ``$NUMBA_CACHE_DIR``, else under ``$XDG_CACHE_HOME/spades_sim`` (``~/.cache/spades_sim``)."""
+    root = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "spades_sim"
+    )
+    return os.path.join(root, "numba-" + engine_hash())
+
+
+def install_cache_locator() -> None:
+    """Have numba cache the toolkit's kernels in :func:`cache_dir` and nothing else there
+    (once per process)."""
+    from numba.core import caching
+
+    # (both named with a leading underscore before numba 0.61)
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    base = getattr(caching, "UserProvidedCacheLocator", None) \
+        or caching._UserProvidedCacheLocator
+
+    class ToolkitCacheLocator(base):
+        """numba's locator for a given cache folder, for the toolkit's own files only."""
+
+        _spades_sim = True
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = os.path.join(cache_dir(),
+                                            self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            try:
+                inside = Path(py_file).resolve().is_relative_to(PACKAGE_DIR)
+            except (OSError, ValueError):
+                return None
+            if not inside or not os.path.exists(py_file):
+                return None
+            locator = cls(py_func, py_file)
+            try:
+                locator.ensure_cache_path()
+            except OSError:  # (not writable: numba's next locator is tried)
+                return None
+            return locator
+
+    if not any(getattr(cls, "_spades_sim", False) for cls in impl._locator_classes):
+        impl._locator_classes = [ToolkitCacheLocator, *impl._locator_classes]
