@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from spades_sim.core.strategies import TUNED_PATH
-from spades_sim.tune import tune
+from spades_sim.tuning import tune
 
 PRESETS = ("classic", "casual", "simple", "tournament", "jokers", "openspiel", "cutthroat",
            "two-player")
@@ -50,7 +50,7 @@ def command(preset: str) -> str:
 
 
 def _default_params() -> tuple[str, ...]:
-    from spades_sim.tune.space import DEFAULT_PARAMS
+    from spades_sim.tuning.space import DEFAULT_PARAMS
 
     return DEFAULT_PARAMS["heuristic"]
 

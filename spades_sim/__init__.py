@@ -1,30 +1,57 @@
 """spades_sim: Monte Carlo simulation and analytics for Spades.
 
-The two entry points most work starts from: :func:`simulate` (a run straight to a pandas
-DataFrame) and :func:`load_run` (a run folder written by ``spades-sim ... --out DIR``). From a
-games run's frame, :func:`win_probability` and :func:`win_probability_by_lead` estimate the
-chance of winning a game from a state (``analysis/winprob.py``). :func:`tune` tunes a
-strategy family's parameters with CMA-ES (``tune/``, docs/tuning.md).
+The names a user needs, importable from here (``dir(spades_sim)`` lists them):
+
+* rules: :func:`preset` (a named rule set, with keyword overrides) and :class:`Rules`;
+* runs: :func:`simulate` (a run straight to a pandas DataFrame) and :func:`load_run` (a run
+  folder written by ``spades-sim ... --out DIR``);
+* strategies compared: :func:`match` (a duplicate match), :func:`tournament` (a round robin with
+  ratings), :func:`tune` (CMA-ES tuning of a strategy's parameters);
+* experiments: :func:`run_experiment` (an experiment file played) and :func:`build_report`
+  (its HTML report);
+* one hand at a time: :class:`Hand` and :class:`Game` (the game-state API);
+* double dummy: :func:`solve` (the tricks each side takes from a position) and :func:`par`
+  (par of played hands);
+* from a games run: :func:`win_probability` and :func:`win_probability_by_lead`.
+
+Each is imported on first use, so ``import spades_sim`` stays light (no numba, no pandas).
 """
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
+#: Each public name and the module that defines it.
+_PUBLIC = {
+    "Game": "spades_sim.game",
+    "Hand": "spades_sim.game",
+    "Rules": "spades_sim.core.rules",
+    "build_report": "spades_sim.report",
+    "load_run": "spades_sim.run",
+    "match": "spades_sim.evaluate",
+    "par": "spades_sim.game.par",
+    "preset": "spades_sim.core.rules",
+    "run_experiment": "spades_sim.experiment",
+    "simulate": "spades_sim.run",
+    "solve": "spades_sim.engine.dd",
+    "tournament": "spades_sim.evaluate",
+    "tune": "spades_sim.tuning",
+    "win_probability": "spades_sim.analysis.winprob",
+    "win_probability_by_lead": "spades_sim.analysis.winprob",
+}
+
+__all__ = sorted(_PUBLIC)
+
 
 def __getattr__(name):
-    # The run API, imported on first use so that `import spades_sim` stays light.
-    if name in ("load_run", "simulate"):
-        from . import run
-
-        return getattr(run, name)
-    if name in ("win_probability", "win_probability_by_lead"):
-        from .analysis.winprob import win_probability, win_probability_by_lead
-
-        return {"win_probability": win_probability,
-                "win_probability_by_lead": win_probability_by_lead}[name]
-    if name == "tune":
-        # The package spades_sim.tune, callable as its function tune() (the import system
-        # binds the package to this name whenever it is imported, so the two must be one).
-        import importlib
-
-        return importlib.import_module("spades_sim.tune")
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+        globals()[name] = value  # (the next lookup skips this function)
+        return value
     raise AttributeError(f"module 'spades_sim' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(__all__) | {"__version__"})

@@ -15,16 +15,15 @@ from spades_sim.cli import main
 from spades_sim.core.errors import SpadesError, StrategyError
 from spades_sim.core.rules import preset
 from spades_sim.core.strategies import parse_strategy
-from spades_sim.tune import (
+from spades_sim.evaluate import board_differences
+from spades_sim.tuning import (
     TuneError,
-    board_differences,
     build_space,
     generation_seed,
     holdout_seed,
-    seatings,
     tune,
 )
-from spades_sim.tune import search as search_module
+from spades_sim.tuning import search as search_module
 
 PARAMS = ["aggression", "nil_threshold=0.5:2.5", "set_margin"]
 SMALL = dict(against=["heuristic", "cautious"], params=PARAMS, generations=2, popsize=4,
@@ -70,13 +69,6 @@ def test_boards_do_not_depend_on_the_pieces_they_are_played_in():
                                                  n_boards=6), -whole)
 
 
-def test_seatings_put_the_candidate_in_every_seat():
-    for players in (2, 3, 4):
-        layouts = seatings(players)
-        assert all(any(layout[seat] for layout in layouts) for seat in range(players))
-        assert all(not all(layout[seat] for layout in layouts) for seat in range(players))
-
-
 # -- the space ------------------------------------------------------------------------------
 def test_the_default_space_comes_from_the_strategy_table():
     space = build_space("heuristic", rules=preset("classic"))
@@ -113,7 +105,7 @@ def test_bad_spaces_are_one_line_errors(family, params, start, words):
 
 
 def test_an_open_range_needs_bounds(monkeypatch):
-    from spades_sim.tune import space
+    from spades_sim.tuning import space
 
     monkeypatch.delitem(space.BOUNDS, "ace")
     with pytest.raises(StrategyError, match="is open; give bounds as ace=LOW:HIGH"):
@@ -213,9 +205,13 @@ def test_a_folder_with_other_settings_is_refused(tuned):
         tune("heuristic", "simple", out=out, **{**SMALL, "generations": 1})
 
 
-def test_the_package_is_the_function(tuned):
-    assert callable(spades_sim.tune)
-    assert isinstance(tuned[0], spades_sim.tune.TuneResult)
+def test_spades_sim_tune_is_a_plain_function(tuned):
+    import types
+
+    from spades_sim.tuning import TuneResult
+
+    assert isinstance(spades_sim.tune, types.FunctionType) and spades_sim.tune is tune
+    assert isinstance(tuned[0], TuneResult)
 
 
 # -- the command line -----------------------------------------------------------------------

@@ -332,7 +332,7 @@ def cmd_tournament(args):
 
 
 def cmd_tune(args):
-    from ..tune import format_result, tune
+    from ..tuning import format_result, tune
 
     _check_options(args)
     result = tune(args.family, args.rules, against=args.against, rule_overrides=args.rule,

@@ -38,10 +38,11 @@ def experiment_runs(experiment: Experiment, out) -> list[tuple[str, RunSpec, Pat
     return runs
 
 
-def run_experiment(experiment: Experiment, out=None, *, jobs: int = 1, backend: str = "loky",
-                   scheduler: str | None = None, quiet: bool = False,
+def run_experiment(experiment: Experiment | str | Path, out=None, *, jobs: int = 1,
+                   backend: str = "loky", scheduler: str | None = None, quiet: bool = False,
                    shard: tuple[int, int] | None = None) -> dict:
-    """Play the experiment's runs into ``out`` (``results/<name>`` by default): ``out/hands``
+    """Play the experiment's runs (an :class:`Experiment`, or the path of an experiment file)
+    into ``out`` (``results/<name>`` by default): ``out/hands``
     and/or ``out/games``, resumable; a directory holding a different run is refused before
     anything is played (a run of another size is the same run: it grows, or is read at the
     smaller size). The experiment file is copied to ``out/experiment.toml``. Returns
@@ -50,6 +51,8 @@ def run_experiment(experiment: Experiment, out=None, *, jobs: int = 1, backend: 
     With ``shard`` ``(I, N)``: only the I-th of N shares of the chunks of every run (the
     tournament's matches included), for array jobs; the tournament is then not scored
     (``finish_results`` does it once every shard is in)."""
+    if not isinstance(experiment, Experiment):
+        experiment = load_experiment(experiment)
     out = Path(out) if out is not None else default_results_dir(experiment)
     runs = experiment_runs(experiment, out)
     # Refuse any different run before writing or playing anything: the folders that hold a

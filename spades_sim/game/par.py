@@ -121,3 +121,7 @@ def warm() -> None:
     spades = [51, 50, 49, 48]  # AS KS QS JS
     hands = [[1 << card for card in spades]]
     hands_par(rules, hands, [0], [[1, 0, 1, 1]], [[0, 0, 0, 0]])
+
+
+#: The public name of :func:`hands_par` (``spades_sim.par``).
+par = hands_par

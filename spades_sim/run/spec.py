@@ -19,7 +19,7 @@ import numpy as np
 from ..core.errors import RunError, SpadesError
 from ..core.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_UNITS
 from ..core.par import tidy_columns, tidy_types
-from ..core.rules import Rules, build_rules, rules_from_spec
+from ..core.rules import Rules, build_rules, preset, rules_from_spec
 from ..core.seeding import check_seed
 from ..core.strategies import Strategy, parse_strategy
 from ..core.version import engine_hash, solver_hash
@@ -86,8 +86,13 @@ class Config:
         return cls(name, rules, tuple(parse_strategy(s) for s in strategies))
 
 
-def make_config(name: str, rules: Rules, strategies) -> Config:
-    """A configuration, with one strategy for every seat or one per seat."""
+def make_config(name: str, rules: Rules | str, strategies) -> Config:
+    """A configuration, with one strategy for every seat or one per seat; ``rules`` a
+    :class:`Rules` or a preset's name."""
+    if isinstance(rules, str):
+        rules = preset(rules)
+    if isinstance(strategies, str):
+        strategies = [strategies]
     strategies = [parse_strategy(s) for s in strategies]
     if len(strategies) == 1:
         strategies = strategies * rules.players

@@ -12,8 +12,8 @@ import numpy as np
 from ..core.errors import SpadesError
 from ..core.limits import MAX_JOBS
 from ..core.strategies import Strategy
+from ..evaluate import board_differences
 from ..run.execute import _connect, _warm_dask_workers, _warm_in_subprocess
-from .scoring import board_differences
 
 
 def _task(candidate, opponent, rules, seed, first, count) -> np.ndarray:
