@@ -1,5 +1,11 @@
 """Shared fixtures. Kernels compile once per session (and load from numba's cache after); the
-large ones compile in parallel at the start (``prewarm.py``)."""
+large ones compile in parallel at the start (``prewarm.py``).
+
+``pytest --co`` (collection only) compiles nothing: it skips the warm-up, and since some engine
+modules compile their kernels when imported (kernels declared with a signature), it imports
+them with numba's JIT off. That must happen before numba is first imported, so it is decided
+here, from the command line, rather than in a hook.
+"""
 
 import os
 import subprocess
@@ -7,18 +13,23 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-import pytest
+COLLECT_ONLY = any(arg in ("--co", "--collect-only") for arg in sys.argv[1:])
+if COLLECT_ONLY:
+    os.environ["NUMBA_DISABLE_JIT"] = "1"
 
-from spades_sim.core.rules import preset
-from spades_sim.engine.scoring import score_hand_nb
+import numpy as np  # noqa: E402 (after the JIT switch above)
+import pytest  # noqa: E402
+
+from spades_sim.core.rules import preset  # noqa: E402
+from spades_sim.engine.scoring import score_hand_nb  # noqa: E402
 
 
 def pytest_sessionstart(session):
     """Compile the large kernels in parallel processes (``prewarm.py``) before any test runs;
     ``SPADES_SIM_NO_PREWARM=1`` skips it. A group that fails here fails again, with its
     message, in the tests that use it."""
-    if os.environ.get("SPADES_SIM_NO_PREWARM") or hasattr(session.config, "workerinput"):
+    if os.environ.get("SPADES_SIM_NO_PREWARM") or hasattr(session.config, "workerinput") \
+            or session.config.option.collectonly:
         return  # (under pytest-xdist the controller compiles before the workers start)
     from prewarm import GROUPS
 
