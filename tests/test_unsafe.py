@@ -123,6 +123,9 @@ def _fresh(code: str, tmp_path: Path, own_cache: bool = False) -> str:
 
 
 def test_a_users_cached_function_caches_where_numba_puts_it(tmp_path):
+    """A user's ``@njit(cache=True)`` function caches where numba puts it; the toolkit's
+    kernels cache in their own folder, with a notice before the first compile of one the cache
+    lacks."""
     (tmp_path / "user_module.py").write_text(textwrap.dedent("""
         from numba import njit
 
@@ -136,12 +139,21 @@ def test_a_users_cached_function_caches_where_numba_puts_it(tmp_path):
         from numba.core import config
         import spades_sim.engine
         from spades_sim.engine.bits import pext_loop_nb
-        from spades_sim.engine.toolchain import cache_dir
+        from spades_sim.engine import toolchain
         import user_module
+        said = []
+        toolchain.set_compile_notice(said.append)
+        toolchain.announce_compile("the bit loop", "a second", "bits.py", "pext_loop_nb")
+        toolchain.announce_compile("the bit loop", "a second", "bits.py", "pext_loop_nb")
+        assert said == ["compiling the bit loop once (a second); later runs load it from "
+                        "numba's cache"], said
+        assert not toolchain.kernel_cached("bits.py", "pext_loop_nb")
         assert user_module.twice(21) == 42
         assert pext_loop_nb(0b1010, 0b1110) == 0b101
+        assert toolchain.kernel_cached("bits.py", "pext_loop_nb")
+        assert not toolchain.kernel_cached("bits.py", "no_such_kernel")
         print(repr(config.CACHE_DIR))
-        print(cache_dir())
+        print(toolchain.cache_dir())
     """, tmp_path, own_cache=True)
     numba_dir, toolkit_dir = out.splitlines()
     assert numba_dir == "''"  # (numba's global setting untouched)

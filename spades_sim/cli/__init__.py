@@ -260,6 +260,10 @@ def _add_bid_model(sub) -> None:
     model.set_defaults(func=cmd_bid_model)
 
 
+def _say(text: str) -> None:
+    print(f"spades-sim: {text}", file=sys.stderr, flush=True)
+
+
 def main(argv=None) -> int:
     """Run one command; returns the exit status (2 for bad arguments, input or options, each
     reported as one line on standard error)."""
@@ -270,9 +274,11 @@ def main(argv=None) -> int:
         return 0 if exit_.code is None else exit_.code if isinstance(exit_.code, int) else 2
     try:
         if args.command not in _LIGHT_COMMANDS:
+            from ..engine.toolchain import set_compile_notice
             from ..run.heap import keep_heap
 
             keep_heap()  # (this process plays chunks: ``run/heap.py``)
+            set_compile_notice(_say)  # (a kernel's first compile: one line before it)
         return args.func(args)
     except SpadesError as error:
         if args.debug:

@@ -27,9 +27,34 @@ from .simulate import (
     simulate_hands_plugin_search_nb,
     simulate_hands_search_nb,
 )
+from .toolchain import announce_compile
 
 GAMES_PER_CALL = 2048  # games per kernel call: bounds the hand arrays allocated at once
 MEAN_HANDS_PER_GAME = 24  # rows allocated per game (the kernel stops early when they run out)
+
+
+#: What a compile notice calls each entry kernel, and about how long its first compile takes
+#: on an empty cache on two cores (``benchmarks/first_run.py`` measures it).
+KERNEL_COMPILES = {
+    "simulate_hands_nb": ("the hand loop", "about a minute"),
+    "play_games_nb": ("the whole-game loop", "about a minute"),
+    "simulate_hands_search_nb": ("the search player's hand loop", "one to two minutes"),
+    "play_games_search_nb": ("the search player's whole-game loop", "one to two minutes"),
+    "simulate_hands_plugin_nb": ("the hand loop for numba plug-ins", "one to two minutes"),
+    "play_games_plugin_nb": ("the whole-game loop for numba plug-ins", "one to two minutes"),
+    "simulate_hands_plugin_search_nb": ("the plug-in and search hand loop",
+                                        "two to three minutes"),
+    "play_games_plugin_search_nb": ("the plug-in and search whole-game loop",
+                                    "two to three minutes"),
+}
+
+
+def announce(kernel) -> None:
+    """The one-line notice before ``kernel`` (an entry kernel of ``simulate.py``) compiles on
+    an empty cache (``toolchain.announce_compile``)."""
+    name = getattr(getattr(kernel, "py_func", kernel), "__name__", "")
+    if name in KERNEL_COMPILES:
+        announce_compile(*KERNEL_COMPILES[name], "simulate.py", name)
 
 
 def kernel_strategies(strategies, rules: Rules) -> tuple[tuple, tuple]:
@@ -102,11 +127,13 @@ def play_hands(rules: Rules, strategies, keys, first: int, count: int,
     out = schema.allocate_hands(count, record_plays)
     args = (rules.kernel_tuple(), kinds, params, keys[0], keys[1], first, out,
             schema.allocate_games(0), record_plays)
+    kernel = hands_kernel(kinds, plugged)
+    announce(kernel)
     if plugged is None:
-        hands_kernel(kinds)(*args)
+        kernel(*args)
     else:
         with first_class_quiet():
-            hands_kernel(kinds, plugged)(*args, plugged)
+            kernel(*args, plugged)
     return out
 
 
@@ -120,6 +147,7 @@ def play_games(rules: Rules, strategies, keys, first: int, count: int,
     extra = () if plugged is None else (plugged,)
     rules_tuple = rules.kernel_tuple()
     kernel = games_kernel(kinds, plugged)
+    announce(kernel)
     hand_parts, game_parts = [], []
     done = 0
     while done < count:

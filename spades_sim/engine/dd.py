@@ -141,8 +141,11 @@ from .layout import (
     FIRST_LEADER_TWO_OF_CLUBS,
     SPADES_LEAD_BROKEN,
 )
+from .toolchain import SOLVER_COMPILE, announce_compile
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 from .unsafe import address_nb, prefetch_nb, view_nb
+
+announce_compile(*SOLVER_COMPILE)  # (the kernels below have signatures: they compile now)
 
 _I64, _BOOL = types.int64, types.boolean
 _RULES = types.NamedUniTuple(types.int64, len(KernelRules._fields), KernelRules)

@@ -41,6 +41,7 @@ from .rng import bounded_nb
 from .scoring import score_side_nb
 from .strategy_kernels import estimate_tricks_nb, is_nil_nb
 from .strategy_play import credit_nb, heuristic_card_nb, taken_nb
+from .toolchain import announce_compile
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 
 # Explicit signatures: the search functions are called (not inlined) from the hand loop, where
@@ -58,6 +59,10 @@ def suit_index_nb(card):
     """0..3 for clubs, diamonds, hearts and the trumps (jokers included). (``int`` of each
     comparison: without the JIT a NumPy card gives NumPy bools, whose ``+`` is a logical or.)"""
     return int(card >= 13) + int(card >= 26) + int(card >= 39)
+
+
+# (the kernels below have signatures: they compile when this module is imported)
+announce_compile("the search player's kernels", "under a minute", "search.py", "playout_nb")
 
 
 @njit(_I64(_RULES, _I64, _FACTS, _ARRAY, _I64, _I64, _I64, _I64, _I64, _BOOL, _I64, _I64),

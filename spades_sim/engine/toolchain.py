@@ -16,11 +16,17 @@ the toolkit's own source files alone, with a cache locator that answers only for
 own ``@njit(cache=True)`` functions cache wherever numba would put them, and numba's global
 ``config.CACHE_DIR`` is left as the user set it. The double-dummy solver (``dd``) is left out of
 the hash: no kernel of the hand loop calls it, and numba's own check of its file is enough.
+
+**Compile notices.** A kernel's first compile on an empty cache takes from seconds to minutes.
+:func:`announce_compile` says so in one line before it starts, through the callback set with
+:func:`set_compile_notice` (the command line sets one that prints to standard error; a library
+caller hears nothing unless it sets one).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from ..core.errors import SpadesError
@@ -101,3 +107,39 @@ def install_cache_locator() -> None:
 
     if not any(getattr(cls, "_spades_sim", False) for cls in impl._locator_classes):
         impl._locator_classes = [ToolkitCacheLocator, *impl._locator_classes]
+
+
+_notice = None
+_announced: set = set()
+
+#: The double-dummy solver's compile notice (its kernels compile when ``dd.py`` is imported).
+SOLVER_COMPILE = ("the double-dummy solver", "about two minutes", "dd.py", "_search_nb")
+
+
+def set_compile_notice(callback) -> None:
+    """Have :func:`announce_compile` call ``callback(text)`` (``None``: say nothing)."""
+    global _notice
+    _notice = callback
+
+
+def kernel_cached(source: str, function: str) -> bool:
+    """Whether numba's disk cache holds a compiled ``function`` of ``engine/<source>`` (its
+    index file, ``<module>.<function>-<line>.pyXY.nbi``, under :func:`cache_dir`)."""
+    from numba.core import caching
+
+    locator = caching._CacheLocator
+    path = PACKAGE_DIR / "engine" / source
+    folder = Path(cache_dir()) / locator.get_suitable_cache_subpath(str(path))
+    tag = f"py{sys.version_info.major}{sys.version_info.minor}"
+    return any(folder.glob(f"{path.stem}.{function}-*.{tag}.nbi"))
+
+
+def announce_compile(what: str, duration: str, source: str, function: str) -> None:
+    """One line, once a process, before ``function`` of ``engine/<source>`` compiles on an
+    empty cache: ``compiling WHAT once (DURATION); later runs load it from the cache``."""
+    key = (source, function)
+    if _notice is None or key in _announced:
+        return
+    _announced.add(key)
+    if not kernel_cached(source, function):
+        _notice(f"compiling {what} once ({duration}); later runs load it from numba's cache")

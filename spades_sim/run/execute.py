@@ -231,11 +231,27 @@ def warm_kernels(games: bool = False, search: bool = False, par: bool = False) -
         warm()
 
 
+def announce_kernels(games: bool, search: bool = False, par: bool = False) -> None:
+    """The one-line compile notice of each kernel a run needs that numba's cache lacks
+    (``engine/toolchain.py``)."""
+    from ..core.strategies import STRATEGY_MC
+    from ..engine import calls
+    from ..engine.toolchain import SOLVER_COMPILE, announce_compile
+
+    kernel = calls.games_kernel if games else calls.hands_kernel
+    calls.announce(kernel(()))
+    if search:
+        calls.announce(kernel((STRATEGY_MC,)))
+    if par:
+        announce_compile(*SOLVER_COMPILE)
+
+
 def _warm_in_subprocess(games: bool, search: bool = False, par: bool = False) -> None:
     """Fill numba's disk cache from a short-lived process before the workers start: compiling
     takes several hundred MiB per process, which workers compiling at once would all hold (a
     10-million-hand run with two workers stays under 1 GiB only this way), and the workers then
     merely load the compiled kernels."""
+    announce_kernels(games, search, par)  # (the subprocess compiles; this one says so)
     done = subprocess.run([sys.executable, "-c", "from spades_sim.run.execute import "
                            f"warm_kernels; warm_kernels(games={bool(games)}, "
                            f"search={bool(search)}, par={bool(par)})"], check=False,
