@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run reports par tuned bid-model test test-nojit lint bench clean
+.PHONY: setup run reports par tuned bid-model test test-fast test-boundscheck lint bench clean
 
 setup: $(STAMP)
 
@@ -46,6 +46,24 @@ bid-model: setup
 # The tests run on every core (pytest-xdist); the kernels are compiled first, in parallel.
 test: setup
 	$(BIN)/python -m pytest -q -n auto --durations=15
+
+# The quick lane: the pure and small tests (rules, cards, scoring, parsing, analyses on small
+# frames, the docs and the layers), which compile no large kernel; under a minute.
+FAST_TESTS := tests/test_cards.py tests/test_rules.py tests/test_scoring.py tests/test_docs.py \
+	tests/test_api.py tests/test_layers.py tests/test_winprob.py tests/test_plots.py \
+	tests/test_headline.py tests/test_experiment.py tests/test_layout.py tests/test_par.py \
+	spades_sim/core spades_sim/analysis
+test-fast: setup
+	SPADES_SIM_NO_PREWARM=1 $(BIN)/python -m pytest -q -n auto $(FAST_TESTS)
+
+# The engine against its twin with numba's bounds checks on (every array index checked): the
+# unsafe tricks of engine/unsafe.py and the kernels' indexing, under every preset and strategy.
+# Bounds-checked kernels are other machine code, so they get a cache folder of their own (numba
+# would otherwise load the unchecked ones).
+BOUNDSCHECK_TESTS := tests/test_reference.py tests/test_unsafe.py tests/test_scoring.py
+test-boundscheck: setup
+	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$${XDG_CACHE_HOME:-$$HOME/.cache}/spades_sim-boundscheck \
+		SPADES_SIM_NO_PREWARM=1 $(BIN)/python -m pytest -q -n auto $(BOUNDSCHECK_TESTS)
 
 lint: setup
 	$(BIN)/ruff check spades_sim tests
