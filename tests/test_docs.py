@@ -27,3 +27,13 @@ def test_docs_point_nowhere_outside_the_repository():
                if not re.match(r"[a-z]+:", target)
                and not (page.parent / target.split("#")[0]).resolve().is_relative_to(ROOT)]
     assert not outside, outside
+
+
+def test_the_benchmark_results_page_matches_the_history():
+    """benchmarks/RESULTS.md is generated from benchmarks/history.jsonl (never edited)."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "results.py"), "--check"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
