@@ -22,14 +22,13 @@ the exact count (MTD-f style). What makes it fast:
   entries in consecutive rows of a preallocated pool (owners packed from the top of a 32-bit
   field a suit, so an entry is checked with two masked compares). Many positions share a
   bucket (a bucket's chain holds some 30 entries on average), so the walk must not chase one
-  pointer per entry: the entries of a block are read without waiting on each other, which
-  made the solver about 1.45 times as fast as a chain of single entries. The bucket's head is
+  pointer per entry: the entries of a block are read without waiting on each other. The
+  bucket's head is
   fetched into the cache (``unsafe.py``) as soon as its keys are known, before the quick
   bounds run, and each next block of a chain while the one before it is walked. A store adds
-  its entry without looking for the same class in the chain (it found one in 1.7% of stores
-  and cost a whole walk each). A stamp empties the
-  table in O(1) between deals, and it stays when the next deal is the same one (another
-  leader). A hit swaps places with the newest entry of its chain (the first one walked), since
+  its entry without looking for the same class in the chain (rarely there, and a whole walk to
+  find). A stamp empties the table in O(1) between deals, and it stays when the next deal is
+  the same one (another leader). A hit swaps places with the newest entry of its chain (the first one walked), since
   it is likely to answer again soon.
 - **Quick tricks** before a trick-boundary search: the leader's run of top trumps (when trumps
   may be led) and, in each side suit, its run of top cards for as many rounds as every
@@ -41,14 +40,11 @@ the exact count (MTD-f style). What makes it fast:
   no later opponent can beat it, or when a later partner holds the led suit's top card (and
   no later opponent can ruff). Small leads go through the second hand's top card to the
   partner's second best, not into the fourth hand's top cards, and drive out a top card when
-  the side holds the next two. These rules, after DDS's move ordering, cut the tree by about
-  two fifths. Above all, a lead costs the size of the tree below it: every card the opponents
-  hold in its suit, and a void opponent (free to discard any card or to ruff) as much as 3
-  cards and 1.4 a trick left (21 with 13 tricks left, 10 with 5). That one rule cut the
-  trick-boundary positions of full deals 2.8 times, and the nodes of nil questions by half
-  (200 nil questions of weak hands: 38 s to 14 s, the slowest 12.5 s to 1.1 s). And the lead
-  that last cut off at the same ply goes earlier (DDS's best move): with the void cost scaled
-  by the tricks left, 10% fewer nodes on full deals.
+  the side holds the next two (after DDS's move ordering). Above all, a lead costs the size
+  of the tree below it: every card the opponents hold in its suit, and a void opponent (free
+  to discard any card or to ruff) as much as 3 cards and 1.4 a trick left (21 with 13 tricks
+  left, 10 with 5); that one rule cuts the tree most. And the lead that last cut off at the
+  same ply goes earlier (DDS's best move).
 
 - **Quick tricks in the middle of a trick** (DDS's second-hand quick trick, at every
   position): a side that needs only the current trick, or the current trick and its sure
@@ -62,36 +58,20 @@ the exact count (MTD-f style). What makes it fast:
   So do the second and third best trumps on the side without the top one, when the second's
   owner holds another trump, wherever they sit (``_second_third_nb``: the top trump takes one
   of them at most). And a side on lead that needs one trick takes it by leading to the
-  partner's top card of a suit no opponent can ruff. These two bounds (after DDS's later
-  tricks and quick tricks) cut the trick-boundary positions of full deals by 4-5%.
+  partner's top card of a suit no opponent can ruff (after DDS's later tricks and quick
+  tricks).
 - **The first guess** (the first question's target) for partnerships is a linear fit on
   solved deals (``benchmarks/dd_guess_fit.py``), rounded up by about a trick, since a guess
   one above the answer costs no more questions than the answer itself.
 
-Speed (``benchmarks/README.md``): 0.564-0.576 of DDS's on full deals (42.5 against 73.6 and
-46.4 against 82.3 positions a second per core on 2,000 deals, every leader, two runs of commit
-ba32b66), 1.1 times DDS's speed after three tricks, faster still on short endings. It visits
-1.4 times DDS's trick-boundary positions and spends about as long on each.
 The search calls itself with the transposition table and the moves array at every node: as
 their addresses (``unsafe.py``'s ``address_nb``; it makes its own views with ``view_nb``), one
-integer an array a call. Borrowed views of the arrays, passed as arrays, had already spared
-the atomic reference counts (about a tenth of the time); the addresses spare the arrays'
-nine fields a call as well (about 4% more, same nodes). The move generator lists the
-candidate cards before it scores them, and a single candidate (a forced play, often) is not
-scored (about 7%, same order, same nodes).
-Tried and dropped: a killer move per ply (3-4 times the nodes: the static ordering is better;
-as a soft bonus of 20 or 60 points, 1.8 and 2.3 times), quick tricks through the partner's
-entries (4% fewer nodes, no faster), the table's best lead tried first (0.8% fewer nodes, no
-faster), a row of tags a block to skip entries (slower), a lead cost for the partner's cards
-too (more nodes), a longer discard preferred (no change), a bucket keyed also on the top
-trump's owner (the ace of trumps seldom moves: chains a quarter shorter, no faster), a
-smaller or larger head table (no change), a killer at the followers' plies too (1.4-1.8 times
-the nodes), a block's entries compared field by field without branches (no faster), each
-bucket's newest block at the place its hash gives with no head (slower), the table looked up
-before the quick bounds (no faster), the nil searches' second tier of buckets for trick
-searches too (no faster), for followers, playing low whenever a later partner beats
-every card still to come (2% more nodes on 480 positions, mixed by deal), and, after DDS's
-weights, the second and third hands' higher losing cards first (1.3-1.4 times the nodes).
+integer an array a call, so numba neither counts references nor copies the arrays' nine fields
+a call. The move generator lists the candidate cards before it scores them, and a single
+candidate (a forced play, often) is not scored.
+
+How fast it is against DDS, and the ideas measured and dropped, are in ``benchmarks/`` (the
+README and RESULTS.md).
 
 Rules: the standard and jokers decks (trumps are the spades and jokers, bits 39..53), every
 ``spades_lead`` mode with ``broken_by_forced_lead`` (the position carries the broken flag),
@@ -103,18 +83,15 @@ the nil side (the bidder, and its partner in partnership games) fails as soon as
 wins a trick and succeeds when the hand ends first. It fails at once when the bidder holds the
 top trump, or when the bidder's card is winning a trick that no partner still to play can
 beat and every opponent still to play can play under. The setting side leads the bidder's
-long suits first, above all those the bidder's partner is void in (one question of a par run:
-350 s to 57 s). Its table keeps far more entries a
-bucket than a trick search, so an entry that relies on the top card of every suit still held
-goes to a second bucket keyed on those cards' owners too (116 nil questions of a classic
-``--par`` run: 94 s to 42 s).
+long suits first, above all those the bidder's partner is void in. Its table keeps far more
+entries a bucket than a trick search, so an entry that relies on the top card of every suit
+still held goes to a second bucket keyed on those cards' owners too.
 
 Every compiled entry point has an explicit signature, so one compiled solver serves every rule
 variant (rules are the :class:`~spades_sim.core.rules.KernelRules` tuple, as in the rest of
 the engine). The helpers of a node are inlined into ``_search_nb``, and the recursion passes
 only the five rule fields the search reads (:data:`SearchRules`): a call that is not inlined
-copies its tuple arguments, and the whole rules tuple copied at every node cost about a tenth
-of the time, as did the helpers' calls.
+copies its tuple arguments, and the whole rules tuple copied at every node was costly.
 """
 
 from __future__ import annotations
