@@ -40,6 +40,7 @@ from ..core.bidmodel import (
     SHAPES,
     Y_SIZE,
     build_tables,
+    tables,
 )
 from ..core.rules import Rules, preset
 from ..core.seeding import stream_keys
@@ -244,8 +245,6 @@ def check_model(n_hands: int = 100_000, seed: int = FIT_SEED + 7, shapes=None) -
     solo shapes, side table for partnerships), and the nil model's predicted and observed
     success by decile of prediction. Each has ``max_gap``: the largest |predicted - observed|
     over cells of at least 200 hands."""
-    from ..core.bidmodel import tables
-
     t = tables()
     names = [shape[0] for shape in SHAPES] if shapes is None else list(shapes)
     report = {}

@@ -36,7 +36,15 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
-from .metrics import Z95, interval_from_moments, rate_interval, require_columns, t_test_p
+from .metrics import (
+    Z95,
+    interval_from_moments,
+    normal_p,
+    rate_interval,
+    require_columns,
+    t_quantile,
+    t_test_p,
+)
 
 #: The metrics of each mode and their units.
 METRICS = {
@@ -337,8 +345,6 @@ def rules_text(rules) -> str:
 
 def _t_or_normal(row) -> float:
     """The standard error a row's 95% t interval implies."""
-    from .metrics import t_quantile
-
     q = float(t_quantile(max(float(row["n"]) - 1, 1)))
     return (float(row["diff_high"]) - float(row["diff_low"])) / (2.0 * q)
 
@@ -438,10 +444,7 @@ def differences_in_differences(h2h: pd.DataFrame, rules_by_config, baseline,
         else:
             did = float(row["diff"]) - sign * float(other["diff"])
             se = float(np.hypot(_t_or_normal(row), _t_or_normal(other)))
-            from .metrics import _stats
-
-            p = (float(2 * _stats().norm.sf(abs(did) / se)) if se > 0
-                 else (1.0 if did == 0 else 0.0))
+            p = normal_p(did / se) if se > 0 else (1.0 if did == 0 else 0.0)
             entry.update(pairing="independent", n=int(min(row["n"], other["n"])), did=did,
                          did_low=did - Z95 * se, did_high=did + Z95 * se, did_p=p)
         rows.append(entry)

@@ -26,6 +26,15 @@ def _stats():
     return stats
 
 
+def normal_p(z) -> float:
+    """The two-sided p-value of a standard normal statistic ``z``.
+
+    >>> round(normal_p(1.959964), 4)
+    0.05
+    """
+    return float(2.0 * _stats().norm.sf(abs(float(z))))
+
+
 def wilson_interval(successes, trials, z: float = Z95):
     """Wilson score interval for a proportion; ``(low, high)`` (nan when ``trials == 0``).
 

@@ -15,6 +15,8 @@ still renders); a table without the columns the plot needs raises ``ValueError``
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
@@ -46,8 +48,6 @@ _MANY_SERIES = 6  # a legend of more entries goes below the axes, in columns
 
 
 def _wrap(label) -> str:
-    import textwrap
-
     return textwrap.fill(str(label), _WRAP)
 
 

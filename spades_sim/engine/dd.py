@@ -28,8 +28,8 @@ the exact count (MTD-f style). What makes it fast:
   bounds run, and each next block of a chain while the one before it is walked. A store adds
   its entry without looking for the same class in the chain (rarely there, and a whole walk to
   find). A stamp empties the table in O(1) between deals, and it stays when the next deal is
-  the same one (another leader). A hit swaps places with the newest entry of its chain (the first one walked), since
-  it is likely to answer again soon.
+  the same one (another leader). A hit swaps places with the newest entry of its chain (the
+  first one walked), since it is likely to answer again soon.
 - **Quick tricks** before a trick-boundary search: the leader's run of top trumps (when trumps
   may be led) and, in each side suit, its run of top cards for as many rounds as every
   opponent holding trumps can follow; and each side's sure trump tricks (its run of top

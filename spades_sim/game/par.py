@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core import schema
 from ..core.bidding import is_nil
-from ..core.rules import Rules
+from ..core.rules import Rules, preset
 from ..engine import dd
 
 #: ``nil_safe`` value of a seat that did not bid nil (else 1: safe, 0: not safe).
@@ -115,8 +115,6 @@ def records_par(rules: Rules, records: schema.HandArrays,
 def warm() -> None:
     """Compile the solver's kernels (or load them from numba's disk cache) with a one-trick
     ending and one nil question."""
-    from ..core.rules import preset
-
     rules = preset("classic")
     spades = [51, 50, 49, 48]  # AS KS QS JS
     hands = [[1 << card for card in spades]]
