@@ -182,9 +182,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bid_model(sub)
 
     rules = sub.add_parser("rules", help="list presets, or show every field of one")
-    rules.add_argument("preset", nargs="?", help="a preset name; none lists every preset")
+    rules.add_argument("preset", nargs="?", help="a preset name; none lists every preset "
+                       "(or, with --rule, shows classic)")
     rules.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE",
-                       help="override one field of the preset (repeatable)")
+                       help="override one field of the preset, classic when none is given "
+                            "(repeatable)")
     rules.set_defaults(func=cmd_rules)
 
     strategies = sub.add_parser("strategies", help="list strategies and their parameters")
