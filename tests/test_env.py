@@ -203,6 +203,8 @@ def test_calls_out_of_order_or_of_the_wrong_type_are_one_line():
     with pytest.raises(SpadesError, match="unknown keyword argument 'whole_games'; allowed: "
                                           "illegal_reward, rule_overrides, whole_game"):
         env(whole_games=True)
+    with pytest.raises(SpadesError, match="illegal_reward: {} is not a finite number"):
+        env(illegal_reward={})
     with pytest.raises(SpadesError, match="raw_env: unknown keyword argument 'seed'"):
         raw_env(seed=3)
     for make in (env, raw_env):

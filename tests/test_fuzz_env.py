@@ -95,7 +95,7 @@ def one_case(seed: int) -> dict:
             counts["refused"] += 1
             continue
         counts["episodes"] += 1
-        limit = 20_000 if raw(table).whole_game else 400
+        limit = 3_000 if raw(table).whole_game else 400  # (a game: its first hands)
         for _ in range(limit):
             agent = table.agent_selection
             if table.terminations[agent] or table.truncations[agent]:
@@ -133,7 +133,7 @@ def one_case(seed: int) -> dict:
             counts["steps"] += 1
             if rng.random() < 0.01 and raw(table).render_mode == "ansi":
                 assert isinstance(raw(table).render(), str)
-        else:  # (a whole game of random play may be long; a hand may not)
+        else:  # (a whole game is cut short; a hand must end)
             assert raw(table).whole_game, f"case {seed}: a hand did not end in {limit} steps"
     return counts
 

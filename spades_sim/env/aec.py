@@ -65,9 +65,21 @@ def env(rules="classic", **kwargs) -> AECEnv:
     raw = raw_env(rules, **kwargs)
     if illegal_reward is None:
         illegal_reward = -float(raw.rules.max_hand_points)
+    elif not _finite_number(illegal_reward):
+        raise SpadesError(f"illegal_reward: {illegal_reward!r} is not a finite number")
     wrapped = wrappers.TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(_IntegerActions(wrapped))
+
+
+def _finite_number(value) -> bool:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        return False
+    try:
+        return bool(np.isfinite(float(value)))
+    except OverflowError:
+        return False
 
 
 RAW_KEYWORDS = ("rule_overrides", "whole_game", "render_mode")
@@ -83,13 +95,15 @@ def _check_keywords(name: str, given: dict, allowed) -> None:
 def _integer_action(action, agent) -> int:
     """An environment action as an int, or one IllegalActionError line: a bool is not an
     action (True is not action 1), nor is a float or an array."""
+    shown = " ".join(repr(action).split())  # (an array's repr spans lines)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
     if isinstance(action, (bool, np.bool_)):
-        raise IllegalActionError(f"action {action!r} for {agent} is a bool, not an integer "
+        raise IllegalActionError(f"action {shown} for {agent} is a bool, not an integer "
                                  f"0..{N_ACTIONS - 1}")
     try:
         return int(operator.index(action))
     except TypeError:
-        raise IllegalActionError(f"action {action!r} for {agent} is not an integer "
+        raise IllegalActionError(f"action {shown} for {agent} is not an integer "
                                  f"0..{N_ACTIONS - 1}") from None
 
 
