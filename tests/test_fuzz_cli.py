@@ -88,8 +88,9 @@ def command(rng: random.Random) -> list[str]:
         for _ in range(rng.randint(0, 3)):
             args += ["--rule", pick(rng, RULES_OK, 0.15, RULES)]
     elif name == "match":
-        args += [pick(rng, STRATEGIES_OK, 0.15, STRATEGIES), pick(rng, STRATEGIES_OK, 0.15, STRATEGIES), "--hands",
-                 pick(rng, ["1", "2"]), "--out", "match"]
+        args += [pick(rng, STRATEGIES_OK, 0.15, STRATEGIES),
+                 pick(rng, STRATEGIES_OK, 0.15, STRATEGIES), "--hands", pick(rng, ["1", "2"]),
+                 "--out", "match"]
     elif name in ("status", "replay", "par", "hand", "report", "run"):
         args.append(pick(rng, ["nosuch", "nosuch.jsonl", ".", "/dev/null", "/nonexistent/x"],
                          0.3))
@@ -116,7 +117,7 @@ def check_success(args: list[str], out: str, err: str) -> None:
         for index, arg in enumerate(args):
             if arg == "--rule" and args[index + 1].startswith("target="):
                 value = args[index + 1].split("=", 1)[1]
-                assert f"\ntarget " in out and value in out
+                assert "\ntarget " in out and value in out
 
 
 def test_fuzz_command_lines(tmp_path, capsys, monkeypatch):

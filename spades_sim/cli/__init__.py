@@ -263,6 +263,12 @@ def main(argv=None) -> int:
     """Run one command; returns the exit status (2 for bad arguments, input or options, each
     reported as one line on standard error)."""
     parser = build_parser()
+    given = sys.argv[1:] if argv is None else list(argv)
+    for index, text in enumerate(given):
+        if isinstance(text, str) and "\x00" in text:  # (only main(argv) can pass one)
+            print(f"spades-sim: error: argument {index + 1} holds a NUL character, which no "
+                  f"path, name or value may hold", file=sys.stderr)
+            return 2
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # a bad argument (one line already printed), --help, --version
