@@ -14,6 +14,8 @@ import os
 import random
 import shutil
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -22,6 +24,7 @@ from spades_sim.cli import main
 
 CASES = int(os.environ.get("SPADES_SIM_FUZZ_CASES", "0")) or 15
 SECONDS_PER_CASE = 60
+SUBPROCESS_EVERY = 50  # one case in SUBPROCESS_EVERY also runs as a real command
 
 HOSTILE = ["", " ", "-1", "0", "nan", "inf", "1e9", "99999999999999999999999", "x", "é",
            "1,000", "2**64", "--", "-", "a=b", "=", ":", ",", "\x00"]
@@ -120,6 +123,13 @@ def check_success(args: list[str], out: str, err: str) -> None:
                 assert "\ntarget " in out and value in out
 
 
+def remove(path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    elif path.exists():
+        path.unlink()
+
+
 def test_fuzz_command_lines(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "tests" / "plugins").mkdir(parents=True)
@@ -145,14 +155,24 @@ def test_fuzz_command_lines(tmp_path, capsys, monkeypatch):
             captured = capsys.readouterr()
             assert "Traceback" not in captured.err, (args, captured.err)
             assert status in (0, 1, 2), (args, status, captured.err)
+            if case % SUBPROCESS_EVERY == 0 and "-" not in args:
+                # The real command, in its own process: the same status and output (what
+                # main() cannot show: the exit path, the interpreter's own messages).
+                if status == 0:
+                    for path in ("log.jsonl", "match"):
+                        remove(tmp_path / path)
+                done = subprocess.run([sys.executable, "-m", "spades_sim.cli", *args],
+                                      capture_output=True, text=True, timeout=600,
+                                      cwd=tmp_path)
+                assert done.returncode == status, (args, done.stderr)
+                assert "Traceback" not in done.stderr
+                if status and args[0] != "match":
+                    assert done.stderr == captured.err and done.stdout == captured.out
             counts[status] += 1
             if status == 0:
                 check_success(args, captured.out, captured.err)
-                for path in ("log.jsonl", "match"):
-                    if (tmp_path / path).is_dir():  # (the next case starts clean)
-                        shutil.rmtree(tmp_path / path)
-                    elif (tmp_path / path).exists():
-                        (tmp_path / path).unlink()
+                for path in ("log.jsonl", "match"):  # (the next case starts clean)
+                    remove(tmp_path / path)
                 continue
             lines = captured.err.splitlines()
             assert lines and all(line.startswith("spades-sim") or line.startswith("line ")
