@@ -121,7 +121,7 @@ def state_snapshot(hand: Hand) -> list:
     """What a decision must leave as it was: every attribute of ``hand``, lists copied (a
     shallow copy: their items are ints, bools and tuples). Objects (the rules, the streams)
     are compared by identity, so a strategy may draw from ``obs.rng`` (the play stream's
-    state). About 1.5 microseconds."""
+    state). Taken before and compared after each decision: about 2.5 microseconds."""
     return [value.copy() if type(value) is list else value for value in vars(hand).values()]
 
 
