@@ -27,3 +27,10 @@ def test_docs_point_nowhere_outside_the_repository():
                if not re.match(r"[a-z]+:", target)
                and not (page.parent / target.split("#")[0]).resolve().is_relative_to(ROOT)]
     assert not outside, outside
+
+
+def test_the_parameter_slots_in_the_docs_are_the_code_s():
+    from spades_sim.core.strategies import N_PARAMS
+
+    text = " ".join((ROOT / "docs" / "strategies.md").read_text().split())
+    assert f"(zero-padded to {N_PARAMS} slots)" in text
