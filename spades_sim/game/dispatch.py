@@ -70,9 +70,15 @@ def _unraisable_kept(failures: list):
     in ..." and a traceback before the one-line message. Keep it in ``failures`` instead; the
     piece is then played again through the API, which names the strategy, hand and seat."""
     previous = sys.unraisablehook
-    sys.unraisablehook = lambda unraisable: failures.append(
-        unraisable.exc_value if unraisable.exc_value is not None
-        else RuntimeError(str(unraisable.err_msg)))
+
+    def keep(unraisable) -> None:
+        if "numba" not in repr(unraisable.object):  # (another object's __del__, say)
+            previous(unraisable)
+            return
+        failures.append(unraisable.exc_value if unraisable.exc_value is not None
+                        else RuntimeError(str(unraisable.err_msg)))
+
+    sys.unraisablehook = keep
     try:
         yield
     finally:
