@@ -2,11 +2,14 @@
 sizes beyond the shared bounds (core/limits.py), options that would have no effect, and hand
 log paths that are not regular files; ``--log -`` writes the log to standard output."""
 
+import io
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -217,3 +220,118 @@ def test_help_documents_log_dash(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "- writes it to standard output, and the summary then goes to standard error" in text
     assert "regular file" in text
+
+
+# -- plug-ins that print or misbehave ------------------------------------------------------------
+PLUGINS = Path(__file__).parent / "plugins"
+FAULTY = f"{PLUGINS / 'faulty.py'}:Faulty:fault="
+
+
+def test_a_printing_plugin_keeps_out_of_json_and_the_log(capsys, tmp_path, monkeypatch):
+    module = tmp_path / "chatty.py"
+    module.write_text("print('hello at import')\n"
+                      f"import sys; sys.path.insert(0, {str(PLUGINS)!r})\n"
+                      "from faulty import Faulty\n"
+                      "class Chatty(Faulty):\n"
+                      "    def __init__(self):\n"
+                      "        print('hello from the constructor')\n"
+                      "        super().__init__('print')\n")
+    spec = f"{module}:Chatty"
+    assert main(["simulate", "--strategy", spec, "--hands", "3", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)[0]["hands"] == 3  # standard output is the JSON alone
+    for said in ("hello at import", "hello from the constructor", "thinking about my bid",
+                 "playing"):
+        assert said in captured.err
+    assert main(["simulate", "--strategy", spec, "--hands", "3", "--log", "-"]) == 0
+    captured = capsys.readouterr()
+    assert "thinking about my bid" in captured.err
+    assert [json.loads(line)["hand_id"] for line in captured.out.splitlines()] == [0, 1, 2]
+    # `replay -` reads that standard output as it is
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(captured.out.encode())))
+    assert main(["replay", "-"]) == 0
+    replayed = capsys.readouterr()
+    assert replayed.err == "" and len(replayed.out.splitlines()) == 3
+
+
+def test_a_printing_numba_plugin_keeps_out_of_json(capsys):
+    spec = f"{PLUGINS / 'faulty.py'}:Printing"
+    assert main(["simulate", "--strategy", spec, "--hands", "2", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)[0]["hands"] == 2
+    assert "numba plays" in captured.err
+
+
+@pytest.mark.parametrize("args, fragment", [
+    ([FAULTY + "constructor"], "faulty.py:Faulty:fault=constructor: its constructor raised "
+                               "RuntimeError: no table for me"),
+    ([FAULTY + "base"], "raised BaseException: out of here (hand 0, seat 1, bid phase)"),
+    ([FAULTY + "exit"], "called sys.exit(5) (hand 0, seat 1, bid phase); a strategy must "
+                        "return its decision, not end the program"),
+    ([FAULTY + "bool_bid"], "its bid False is a bool, not an int (hand 0, seat 1); legal: 0 1"),
+    ([FAULTY + "str_bid"], "its bid '3' is a str, not an int (hand 0, seat 1)"),
+    ([FAULTY + "float_card"], "its play 10.0 is a float, not an int (hand 0, seat 1); legal: "
+                              "QC 4D"),
+    ([FAULTY + "edit_hands"], "changed the game's state (hands) while deciding in hand 0"),
+    ([FAULTY + "edit_bids"], "changed the game's state (bids) while deciding in hand 0, seat "
+                             "1, bid phase; a strategy must only read its observation"),
+    ([FAULTY + "pass_none", "random", "heuristic", "random"],
+     "pass_cards returned None (a NoneType) in hand 0, seat 0; it must return a list of 2 "
+     "card indices"),
+    ([f"{PLUGINS / 'faulty.py'}:TextDefault"], "the default of parameter depth in the class's "
+                                               "params is 'abc'; a default must be a finite "
+                                               "number"),
+    ([f"{PLUGINS / 'faulty.py'}:NoneDefault"], "parameter depth in the class's params is None"),
+    ([f"{PLUGINS / 'faulty.py'}:Floating"], "Floating: play returns float64, not an integer "
+                                            "(a bid or a card index)"),
+    ([f"{PLUGINS / 'faulty.py'}:Raising"], "Raising raised ValueError: no third trick (hand 0, "
+                                           "seat 2, play phase)"),
+])
+def test_plugin_faults_are_one_line(capsys, args, fragment):
+    command = ["simulate", "--hands", "3", "--rule", "nil_exchange=2", "--json"]
+    for spec in args:
+        command += ["--strategy", spec]
+    line = one_line_error(capsys, command, fragment)
+    assert "Exception ignored" not in line
+
+
+@pytest.mark.parametrize("source, fragment", [
+    ("raise BaseException('at import')", "failed: BaseException: at import"),
+    ("import sys; sys.exit(5)", "failed: sys.exit(5) (a plug-in must not end the program)"),
+    ("raise KeyError('x')", "failed: KeyError: 'x'"),
+])
+def test_plugin_faults_at_import_are_one_line(capsys, tmp_path, source, fragment):
+    module = tmp_path / "broken.py"
+    module.write_text(source + "\nclass P:\n    pass\n")
+    one_line_error(capsys, ["simulate", "--strategy", f"{module}:P", "--hands", "2"], fragment)
+
+
+def test_a_plugin_exiting_in_a_subprocess_is_one_line_not_status_5(tmp_path):
+    played = subprocess.run([sys.executable, "-m", "spades_sim.cli", "simulate", "--strategy",
+                             FAULTY + "exit", "--hands", "2", "--json"],
+                            capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert played.returncode == 2 and played.stdout == ""
+    assert played.stderr.count("\n") == 1 and "called sys.exit(5)" in played.stderr
+
+
+def test_strategy_spec_and_rules_faults_are_one_line(capsys):
+    one_line_error(capsys, ["simulate", "--strategy", "heuristic:aggression=1,aggression=2"],
+                   "strategy heuristic: parameter aggression is given twice (1 and 2)")
+    one_line_error(capsys, ["simulate", "--strategy", "heuristic:aggression=nan"],
+                   "parameter aggression=nan is NaN (not a number); give a finite number")
+    one_line_error(capsys, ["simulate", "--strategy", "random:bid_max=nan"],
+                   "parameter bid_max=nan is NaN (not a number); give a value in 0..17")
+    assert main(["rules", "--rule", "target=300"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("preset classic (") and ", with target=300" in shown.splitlines()[0]
+    assert re.search(r"^target +300 ", shown, re.M)
+
+
+def test_par_checks_its_file_before_loading_the_solver():
+    code = ("import sys; from spades_sim.cli import main; status = main(['par', "
+            "'/nonexistent/log.jsonl']); print(status, 'spades_sim.handlog.par' in sys.modules, "
+            "'numba' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    assert done.stdout.split() == ["2", "False", "False"], done
+    assert "No such file or directory: /nonexistent/log.jsonl" in done.stderr

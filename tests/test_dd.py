@@ -357,3 +357,25 @@ def test_batch_input_is_checked():
         dd.solve_deals(rules, np.zeros((2, 4), dtype=np.int64), [0])
     with pytest.raises(SpadesError, match="not a deal"):
         dd.solve_deals(rules, np.array([[1, 1, 2, 4]], dtype=np.int64), [0])
+
+
+def test_the_solver_api_refuses_bad_arguments_in_one_line():
+    rules = preset("classic")
+    ending = [["AS"], ["KS"], ["2H"], ["3H"]]
+    for call, fragment in (
+        (lambda: dd.solve(rules, None, 0), "hands: None is not a sequence of holdings"),
+        (lambda: dd.solve(rules, [None] * 4, 0), "hands[0]: None is not a sequence of cards"),
+        (lambda: dd.solve(rules, ending, 0, trick_index=12, trick=None),
+         "trick: None is not a sequence of cards"),
+        (lambda: dd.solve(rules, ending, 0, trick_index=12, spades_broken="no"),
+         "spades_broken: 'no' is not a bool (True or False)"),
+        (lambda: dd.solve_seat(rules, ending, 0, 0, trick_index=12, spades_broken=1),
+         "spades_broken: 1 is not a bool"),
+        (lambda: dd.solve_deals(rules, None, [0]), "hands and leaders must be arrays"),
+        (lambda: dd.solve_deals(rules, [[1, 2, 4, 8]], [0], spades_broken="no"),
+         "spades_broken: 'no' is not a bool"),
+    ):
+        with pytest.raises(SpadesError) as error:
+            call()
+        assert fragment in str(error.value) and "\n" not in str(error.value)
+    assert dd.solve(rules, ending, 0, trick_index=12, spades_broken=np.bool_(True)) == [1, 0]

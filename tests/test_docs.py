@@ -37,3 +37,10 @@ def test_the_benchmark_results_page_matches_the_history():
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "results.py"), "--check"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_parameter_slots_in_the_docs_are_the_code_s():
+    from spades_sim.core.strategies import N_PARAMS
+
+    text = " ".join((ROOT / "docs" / "strategies.md").read_text().split())
+    assert f"(zero-padded to {N_PARAMS} slots)" in text

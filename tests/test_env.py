@@ -195,6 +195,46 @@ def test_illegal_actions():
         wrapped.step(N_ACTIONS)  # out of the action space
 
 
+def test_calls_out_of_order_or_of_the_wrong_type_are_one_line():
+    with pytest.raises(SpadesError, match=r"step\(\) before reset\(\)"):
+        raw_env().step(54)
+    with pytest.raises(SpadesError, match=r"observe\(\) before reset\(\)"):
+        raw_env().observe("player_0")
+    with pytest.raises(SpadesError, match="unknown keyword argument 'whole_games'; allowed: "
+                                          "illegal_reward, rule_overrides, whole_game"):
+        env(whole_games=True)
+    with pytest.raises(SpadesError, match="illegal_reward: {} is not a finite number"):
+        env(illegal_reward={})
+    with pytest.raises(SpadesError, match="raw_env: unknown keyword argument 'seed'"):
+        raw_env(seed=3)
+    for make in (env, raw_env):
+        table = make("classic")
+        table.reset(seed=0)
+        agent = table.agent_selection
+        for action in (True, np.bool_(False), 72.0, np.array([72, 73])):
+            with pytest.raises(IllegalActionError, match="not an integer 0..94"):
+                table.step(action)
+        assert table.agent_selection == agent and not any(table.terminations.values())
+        table.step(72)  # still playable: the bad actions changed nothing
+    table = raw_env()
+    table.reset()
+    with pytest.raises(SpadesError, match="'player_7' is not an agent"):
+        table.observe("player_7")
+
+
+@pytest.mark.parametrize("whole_game", [False, True])
+def test_episode_ids_are_bounded_as_on_the_command_line(whole_game):
+    table = raw_env(whole_game=whole_game)
+    for episode in (2**64, 2**44 + 3, 10**12 + 1):
+        with pytest.raises(SpadesError, match=f"episode_id {episode}: more than the largest "
+                                              f"allowed, 1,000,000,000,000"):
+            table.reset(seed=5, options={"episode_id": episode})
+    table.reset(seed=5, options={"episode_id": 10**12})  # the largest is played
+    assert table.episode_id == 10**12
+    with pytest.raises(SpadesError, match="episode_id 1000000000001"):
+        table.reset()  # the next id is past the bound
+
+
 def test_bad_constructor_input_is_one_line():
     with pytest.raises(RulesError, match="unknown preset 'clasic'"):
         raw_env("clasic")

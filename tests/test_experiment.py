@@ -1,5 +1,6 @@
 """Experiment files: parsing, grid expansion, one-line errors with the right line number."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -126,7 +127,8 @@ TOURNEY = '[tournament]\nstrategies = ["heuristic", "cautious"]\n'
     (BASE + '[[grid]]\nname = "g"\nparams = { aggression = [1, 2] }\n', 5,
      'every combination needs its own name'),
     (BASE + '[[grid]]\nname = "g{aggr}"\nparams = { aggression = [1, 2] }\n', 5,
-     "placeholder 'aggr' is not a parameter"),
+     "the placeholder {aggr} is not a parameter of params; write {NAME} with NAME one of: "
+     "aggression"),
     (BASE + CONFIG + 'strategies = { side0 = "random" }\n', 6, "strategies: missing side1"),
     (BASE + CONFIG + TOURNEY + 'games = 4\nstrategy = "x"\n', 9,
      'tournament: unknown key "strategy"; allowed: strategies, rules'),
@@ -490,3 +492,43 @@ def test_nil_counterfactual_adds_number_lines_to_the_hands_run_only():
     with pytest.raises(ExperimentError, match="nil_counterfactual: .*give hands"):
         parse_experiment('name = "n"\nseed = 1\ngames = 2\nnil_counterfactual = true\n'
                          '[[config]]\nname = "h"\n', "n.toml")
+
+
+# -- hostile files: nesting, grid names in the user's words, a byte-order mark ------------------
+@pytest.mark.parametrize("text, line, fragment", [
+    (BASE + "v = " + "[" * 3000 + "1" + "]" * 3000 + "\n", 4, "nested more than 32 deep"),
+    (BASE + "v = " + "[" * 40 + "1" + "]" * 40 + "\n", 4, "nested more than 32 deep"),
+    (BASE + "v = " + "{ a = " * 900 + "1" + " }" * 900 + "\n", 4, "nested more than 32 deep"),
+    (BASE + '[[grid]]\nname = "g{aggression.x}"\nparams = { aggression = [1, 2] }\n', 5,
+     "the placeholder {aggression.x} is not a parameter of params; write {NAME} with NAME one "
+     "of: aggression"),
+    (BASE + '[[grid]]\nname = "g{aggression}{"\nparams = { aggression = [1, 2] }\n', 5,
+     "a lone '{' at character 14; write {NAME} for a parameter's value, or {{ for the "
+     "character itself"),
+    (BASE + '[[grid]]\nname = "g}{aggression}"\nparams = { aggression = [1, 2] }\n', 5,
+     "a lone '}' at character 2"),
+    (BASE + '[[grid]]\nname = "g{0}"\nparams = { aggression = [1, 2] }\n', 5,
+     "the placeholder {0} is not a parameter"),
+    (BASE + '[[grid]]\nname = "g{aggression!r}"\nparams = { aggression = [1, 2] }\n', 5,
+     "the placeholder {aggression!r} is not a parameter"),
+])
+def test_hostile_files_get_one_line(text, line, fragment):
+    with pytest.raises(ExperimentError) as error:
+        parse_experiment(text, "experiments/x.toml")
+    message = str(error.value)
+    assert "\n" not in message and "Single" not in message
+    assert message.startswith(f"experiments/x.toml:{line}: "), message
+    assert fragment in message, message
+
+
+def test_a_doubled_brace_is_a_brace_which_no_name_may_hold():
+    with pytest.raises(ExperimentError,
+                       match=re.escape("x.toml:5: config name 'g{1}': use letters")):
+        parse_experiment(BASE + '[[grid]]\nname = "g{{{aggression}}}"\n'
+                                'params = { aggression = [1, 2] }\n', "x.toml")
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + (BASE + CONFIG).encode())
+    assert load_experiment(path).name == "x"

@@ -185,9 +185,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bid_model(sub)
 
     rules = sub.add_parser("rules", help="list presets, or show every field of one")
-    rules.add_argument("preset", nargs="?", help="a preset name; none lists every preset")
+    rules.add_argument("preset", nargs="?", help="a preset name; none lists every preset "
+                       "(or, with --rule, shows classic)")
     rules.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE",
-                       help="override one field of the preset (repeatable)")
+                       help="override one field of the preset, classic when none is given "
+                            "(repeatable)")
     rules.set_defaults(func=cmd_rules)
 
     strategies = sub.add_parser("strategies", help="list strategies and their parameters")
@@ -268,6 +270,12 @@ def main(argv=None) -> int:
     """Run one command; returns the exit status (2 for bad arguments, input or options, each
     reported as one line on standard error)."""
     parser = build_parser()
+    given = sys.argv[1:] if argv is None else list(argv)
+    for index, text in enumerate(given):
+        if isinstance(text, str) and "\x00" in text:  # (only main(argv) can pass one)
+            print(f"spades-sim: error: argument {index + 1} holds a NUL character, which no "
+                  f"path, name or value may hold", file=sys.stderr)
+            return 2
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # a bad argument (one line already printed), --help, --version

@@ -279,11 +279,13 @@ def cmd_replay(args):
 
 
 def cmd_par(args):
+    if args.file != "-":
+        # Before the solver is imported (its first import may compile it, for a minute): an
+        # unreadable file is an argument error (status 2), not a bad line.
+        with open(args.file, "rb"):
+            pass
     from ..handlog.par import par_file
 
-    if args.file != "-":
-        with open(args.file, "rb"):
-            pass  # an unreadable file is an argument error (status 2), not a bad line
     return par_file(args.file, sys.stdout, sys.stderr)
 
 
@@ -365,15 +367,17 @@ def cmd_bid_model(args):
 
 
 def cmd_rules(args):
-    if args.preset is None:
+    if args.preset is None and not args.rule:
         width = max(map(len, PRESETS))
         for name in PRESETS:
             changed = ", ".join(f"{k}={v}" for k, v in PRESETS[name].items()) or "(the base)"
             print(f"{name:<{width}}  {PRESET_DOCS[name]}: {changed}")
         return 0
-    rules = build_rules(args.preset, args.rule)
+    preset = args.preset or "classic"  # --rule alone overrides the default preset
+    rules = build_rules(preset, args.rule)
     width = max(map(len, FIELD_NAMES))
-    print(f"preset {args.preset} ({PRESET_DOCS[args.preset]})")
+    overridden = f", with {', '.join(args.rule)}" if args.rule else ""
+    print(f"preset {preset} ({PRESET_DOCS[preset]}){overridden}")
     for field in FIELD_NAMES:
         value = getattr(rules, field)
         if value is None:

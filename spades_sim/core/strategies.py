@@ -326,6 +326,15 @@ def _checked_value(kind: StrategyKind, name: str, key: str, value) -> float:
         number = float(value)
     except (TypeError, ValueError):
         raise StrategyError(f"strategy {name}: parameter {key}={value!r} is not a number")
+    unbounded = np.isinf(param.low) and np.isinf(param.high)
+    if np.isnan(number):
+        wanted = ("a finite number" if unbounded else
+                  f"a value in {format_number(param.low)}..{format_number(param.high)}")
+        raise StrategyError(f"strategy {name}: parameter {key}={value} is NaN (not a number); "
+                            f"give {wanted}")
+    if np.isinf(number) and unbounded:
+        raise StrategyError(f"strategy {name}: parameter {key}={value} is infinite; give a "
+                            f"finite number")
     if not np.isfinite(number) or not param.low <= number <= param.high:
         raise StrategyError(
             f"strategy {name}: parameter {key}={value} is out of range "
@@ -535,6 +544,9 @@ def parse_strategy(text) -> Strategy | PluginStrategy:
         key, sep, value = item.partition("=")
         if not sep:
             raise StrategyError(f"strategy {name}: {item!r} is not param=value")
+        if key.strip() in params:
+            raise StrategyError(f"strategy {name}: parameter {key.strip()} is given twice "
+                                f"({params[key.strip()]} and {value.strip()}); give it once")
         params[key.strip()] = value.strip()
     if name.strip() in SHIPPED:
         return SHIPPED[name.strip()].strategy(**params)

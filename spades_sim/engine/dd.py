@@ -1295,6 +1295,20 @@ def _card(value, where: str) -> int:
     raise SpadesError(f"{where}: {value!r} is not a card (an index 0..53 or a text like 'AS')")
 
 
+def _flag(value, where: str) -> bool:
+    """A yes-or-no argument: a bool (a NumPy one too), never a truthy text such as "no"."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise SpadesError(f"{where}: {value!r} is not a bool (True or False)")
+
+
+def _sequence(value, where: str, what: str):
+    """``value`` as a list, or one line when it is not a sequence (None, a number, a text)."""
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise SpadesError(f"{where}: {value!r} is not a sequence of {what}")
+    return list(value)
+
+
 def _mask(holding, where: str) -> int:
     """A holding given as a bitboard int or as an iterable of cards (indices or texts)."""
     if isinstance(holding, (int, np.integer)) and not isinstance(holding, bool):
@@ -1305,7 +1319,7 @@ def _mask(holding, where: str) -> int:
     if isinstance(holding, str):
         holding = holding.split()
     mask = 0
-    for item in holding:
+    for item in _sequence(holding, where, "cards"):
         card = _card(item, where)
         if (mask >> card) & 1:
             raise SpadesError(f"{where}: card {item!r} is listed twice")
@@ -1316,6 +1330,9 @@ def _mask(holding, where: str) -> int:
 def _position(rules: Rules, hands, leader, trick, trick_index, spades_broken):
     """Check a position and turn it into the search's arguments; SpadesError names the fault."""
     players = rules.players
+    hands = _sequence(hands, "hands", "holdings (one per seat)")
+    trick = _sequence(trick, "trick", "cards")
+    spades_broken = _flag(spades_broken, "spades_broken")
     if len(hands) != players:
         raise SpadesError(f"hands: {len(hands)} hands given; these rules have {players} players")
     masks = [_mask(h, f"hands[{s}]") for s, h in enumerate(hands)]
@@ -1646,8 +1663,13 @@ def solve_deals(rules: Rules, hands, leaders, *, spades_broken: bool = False) ->
         full deal whose leader does not hold 2C.
     """
     rules, kernel = _kernel_rules(rules)
-    deals = np.asarray(hands, dtype=np.int64)
-    leaders = np.ascontiguousarray(leaders, dtype=np.int64)
+    spades_broken = _flag(spades_broken, "spades_broken")
+    try:
+        deals = np.asarray(hands, dtype=np.int64)
+        leaders = np.ascontiguousarray(leaders, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise SpadesError(f"hands and leaders must be arrays of int64 bitboards and seats "
+                          f"({error})") from None
     if deals.ndim != 2 or deals.shape[1] not in (rules.players, 4) \
             or leaders.shape != (deals.shape[0],):
         raise SpadesError(f"hands must be (n, {rules.players}) bitboards and leaders (n,); got "
@@ -1683,7 +1705,7 @@ def solve_deals(rules: Rules, hands, leaders, *, spades_broken: bool = False) ->
                                   f"to lead the first trick (two_of_clubs)")
     out = np.zeros((deals.shape[0], rules.n_sides), dtype=np.int64)
     ctx, tt, moves = _buffers()
-    _solve_deals_nb(kernel, full, leaders, int(bool(spades_broken)), out, tt, moves)
+    _solve_deals_nb(kernel, full, leaders, int(spades_broken), out, tt, moves)
     return out
 
 

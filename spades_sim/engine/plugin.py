@@ -158,6 +158,8 @@ def function_pointer(dispatcher, what: str = "plug-in function"):
     name = getattr(dispatcher, "__name__", repr(dispatcher))
     try:
         dispatcher.compile(PLUGIN_SIG)
+        if dispatcher not in (never_bid, never_play):
+            check_integer_return(dispatcher, f"{what} {name}")
     except NumbaError as error:
         first = next((line.strip() for line in str(error).splitlines() if line.strip()), "")
         raise StrategyError(f"{what} {name} does not compile as int64(view int64[::1], "
@@ -167,6 +169,33 @@ def function_pointer(dispatcher, what: str = "plug-in function"):
         raise StrategyError(f"{what} {name} does not return an int64 for "
                             f"int64(view, params, rng)")
     return CompileResultWAP(overload)
+
+
+_RETURNED: dict = {}
+
+
+def check_integer_return(dispatcher, label: str) -> None:
+    """Refuse (one :class:`StrategyError` line naming ``label``) a plug-in function whose
+    return type, inferred for the plug-in's arguments, is not an integer.
+
+    Compiled for :data:`PLUGIN_SIG`, a function returning a float or a bool is cast to int64
+    (3.7 would be played as card 3), so the inference is made apart, on an uncached copy of the
+    function (once per function and process; a small plug-in compiles in well under a
+    second)."""
+    key = dispatcher.py_func
+    if key not in _RETURNED:
+        copy = njit(dispatcher.py_func)
+        try:
+            copy.compile(PLUGIN_SIG.args)
+        except NumbaError as error:
+            first = next((line.strip() for line in str(error).splitlines() if line.strip()), "")
+            raise StrategyError(f"{label} does not compile for (view int64[::1], params "
+                                f"float64[::1], rng uint64[::1]): {first}") from None
+        _RETURNED[key] = types.unliteral(copy.overloads[PLUGIN_SIG.args].signature.return_type)
+    returned = _RETURNED[key]
+    if not isinstance(returned, types.Integer):
+        raise StrategyError(f"{label} returns {returned}, not an integer (a bid or a card "
+                            f"index); a float or a bool is not read as one")
 
 
 @contextlib.contextmanager

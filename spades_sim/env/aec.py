@@ -19,6 +19,7 @@ from pettingzoo.utils import wrappers
 
 from ..core.cards import card_text, pretty_hand, texts_of
 from ..core.errors import RulesError, SpadesError
+from ..core.limits import MAX_UNITS
 from ..core.rules import Rules, preset
 from ..core.seeding import check_seed
 from ..game import BLIND, KEEP, PASS, PLAY, Game, Hand, IllegalActionError
@@ -59,13 +60,62 @@ def env(rules="classic", **kwargs) -> AECEnv:
     **kwargs
         ``illegal_reward``, and the keyword arguments of :class:`raw_env`.
     """
+    _check_keywords("env", kwargs, ("illegal_reward", *RAW_KEYWORDS))
     illegal_reward = kwargs.pop("illegal_reward", None)
     raw = raw_env(rules, **kwargs)
     if illegal_reward is None:
         illegal_reward = -float(raw.rules.max_hand_points)
+    elif not _finite_number(illegal_reward):
+        raise SpadesError(f"illegal_reward: {illegal_reward!r} is not a finite number")
     wrapped = wrappers.TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(_IntegerActions(wrapped))
+
+
+def _finite_number(value) -> bool:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        return False
+    try:
+        return bool(np.isfinite(float(value)))
+    except OverflowError:
+        return False
+
+
+RAW_KEYWORDS = ("rule_overrides", "whole_game", "render_mode")
+
+
+def _check_keywords(name: str, given: dict, allowed) -> None:
+    unknown = [key for key in given if key not in allowed]
+    if unknown:
+        raise SpadesError(f"{name}: unknown keyword argument {unknown[0]!r}; allowed: "
+                          f"{', '.join(allowed)}")
+
+
+def _integer_action(action, agent) -> int:
+    """An environment action as an int, or one IllegalActionError line: a bool is not an
+    action (True is not action 1), nor is a float or an array."""
+    shown = " ".join(repr(action).split())  # (an array's repr spans lines)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    if isinstance(action, (bool, np.bool_)):
+        raise IllegalActionError(f"action {shown} for {agent} is a bool, not an integer "
+                                 f"0..{N_ACTIONS - 1}")
+    try:
+        return int(operator.index(action))
+    except TypeError:
+        raise IllegalActionError(f"action {shown} for {agent} is not an integer "
+                                 f"0..{N_ACTIONS - 1}") from None
+
+
+class _IntegerActions(wrappers.BaseWrapper):
+    """Refuses an action that is not an integer before the wrappers below read it (PettingZoo's
+    illegal-action wrapper indexes the action mask with it: ``True`` would select the whole
+    mask and fail with NumPy's "truth value of an array is ambiguous")."""
+
+    def step(self, action):
+        if action is not None:  # (None: the step of an agent whose episode ended)
+            _integer_action(action, self.agent_selection)
+        super().step(action)
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped environment)
@@ -91,7 +141,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
                 "is_parallelizable": False}
 
     def __init__(self, rules="classic", *, rule_overrides=None, whole_game=False,
-                 render_mode=None):
+                 render_mode=None, **unknown):
+        _check_keywords("raw_env", unknown, RAW_KEYWORDS)
         super().__init__()
         self.rules = resolve_rules(rules, rule_overrides)
         if not isinstance(whole_game, bool):
@@ -142,6 +193,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
                     or episode < 0:
                 raise SpadesError(f"episode_id {episode!r}: expected an integer >= 0")
             episode = int(episode)
+        if episode > MAX_UNITS:
+            # As on the command line: past it a game's hands would share their streams'
+            # keys with other games' (core/seeding.py), and 2**64 would deal episode 0 again.
+            raise SpadesError(f"episode_id {episode}: more than the largest allowed, "
+                              f"{MAX_UNITS:,}, as for a run's hand and game ids")
         self.episode_id = episode
         self._next_episode = episode + 1
         if self.whole_game:
@@ -162,8 +218,16 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         if self.render_mode == "human":
             self.render()
 
+    def _started(self, call: str) -> None:
+        if self.hand is None:
+            raise SpadesError(f"{call} before reset(): call reset() to start an episode")
+
     def observe(self, agent):
         """``{"observation": float32 vector, "action_mask": int8 mask}`` for ``agent``."""
+        self._started("observe()")
+        if agent not in self.possible_agents:
+            raise SpadesError(f"observe(): {agent!r} is not an agent; agents: "
+                              f"{', '.join(self.possible_agents)}")
         seat = self.possible_agents.index(agent)
         hand = self.hand
         mask = np.zeros(N_ACTIONS, np.int8)
@@ -175,6 +239,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         return {"observation": vector, "action_mask": mask}
 
     def step(self, action):
+        self._started("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -216,10 +281,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
 
     def _game_action(self, hand: Hand, action) -> int:
         """The hand's action for an environment action, or an IllegalActionError."""
-        try:
-            number = int(operator.index(action))
-        except TypeError:
-            raise IllegalActionError(f"action {action!r} is not an integer 0..{N_ACTIONS - 1}")
+        number = _integer_action(action, self.agent_selection)
         game_action = to_game(hand.phase, number)
         if game_action is None or not hand.is_legal(game_action):
             numbers = [to_env(hand.phase, option) for option in hand.legal_actions()]

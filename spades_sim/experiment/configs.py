@@ -150,10 +150,9 @@ class ConfigParser:
         values = values or {}
         if origin == "grid":
             try:
-                name = name.format(**{k: _text(v) for k, (v, _) in values.items()})
-            except (KeyError, IndexError, ValueError) as error:
-                self.fail(name_path, f"grid \"{name}\": the name's placeholder {error} is not a "
-                                     f"parameter of params")
+                name = grid_name(name, {k: _text(v) for k, (v, _) in values.items()})
+            except ValueError as error:
+                self.fail(name_path, f"grid \"{name}\": {error}")
         name = name.strip()
         if not _NAME.match(name):
             self.fail(name_path, f"config name {name!r}: use letters, digits and _ . = , + -")
@@ -311,6 +310,39 @@ def rule_text(value) -> str:
     if value is None:
         return "null"
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
+
+
+def grid_name(template: str, values: dict) -> str:
+    """A grid combination's name: ``{param}`` replaced by the parameter's value, ``{{`` and
+    ``}}`` by a brace. ValueError, in a user's words, for anything else.
+
+    >>> grid_name("aggr={aggression}", {"aggression": "0.5"})
+    'aggr=0.5'
+    >>> grid_name("g{aggression.x}", {"aggression": "0.5"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: the placeholder {aggression.x} is not a parameter of params; write {NAME} ...
+    """
+    allowed = ", ".join(values) or "none (params is empty)"
+
+    def replace(match: re.Match) -> str:
+        text = match.group(0)
+        if text in ("{{", "}}"):
+            return text[0]
+        if text in ("{", "}"):
+            raise ValueError(f"a lone '{text}' at character {match.start() + 1}; write "
+                             f"{{NAME}} for a parameter's value, or {text}{text} for the "
+                             f"character itself")
+        key = match.group(1)
+        if key not in values:
+            raise ValueError(f"the placeholder {text} is not a parameter of params; write "
+                             f"{{NAME}} with NAME one of: {allowed}")
+        return values[key]
+
+    return _PLACEHOLDER.sub(replace, template)
 
 
 def _text(value) -> str:

@@ -96,6 +96,10 @@ class _Parser(ConfigParser):
     def load(self) -> dict:
         try:
             data = tomllib.loads(self.text)
+        except RecursionError:
+            self.fail(_deep_line(self.text), f"arrays or tables nested more than "
+                                             f"{MAX_NESTING} deep; an experiment needs a few "
+                                             f"levels")
         except tomllib.TOMLDecodeError as error:
             message = str(error)
             match = re.search(r"\(at line (\d+), column (\d+)\)", message)
@@ -107,7 +111,16 @@ class _Parser(ConfigParser):
             long = re.search(r"\d[\d_]{999,}", self.text)
             line = self.text.count("\n", 0, long.start()) + 1 if long else 1
             self.fail(line, "an integer of thousands of digits; far too large")
-        self.lines = _Lines(self.text)
+        try:
+            self.lines = _Lines(self.text)
+        except RecursionError:
+            self.fail(_deep_line(self.text), f"arrays or tables nested more than "
+                                             f"{MAX_NESTING} deep; an experiment needs a few "
+                                             f"levels")
+        if _depth(data) > MAX_NESTING:
+            self.fail(_deep_line(self.text), f"arrays or tables nested more than "
+                                             f"{MAX_NESTING} deep; an experiment needs a few "
+                                             f"levels")
         return data
 
     def parse(self) -> Experiment:
@@ -247,6 +260,40 @@ class _Parser(ConfigParser):
         return TournamentSpec(tuple(strategies), rules, unit, sizes[unit], chunk)
 
     # configurations
+MAX_NESTING = 32
+"""The deepest nesting of arrays and tables an experiment file may use (it needs four)."""
+
+
+def _depth(value, level: int = 0) -> int:
+    """How deep ``value``'s arrays and tables nest (stops counting past MAX_NESTING)."""
+    if level > MAX_NESTING or not isinstance(value, (dict, list)):
+        return level
+    items = value.values() if isinstance(value, dict) else value
+    return max((_depth(item, level + 1) for item in items), default=level + 1)
+
+
+def _deep_line(text: str) -> int:
+    """The line where brackets first open more than MAX_NESTING deep (strings and comments
+    skipped roughly: a bracket in one may shift the count), else 1."""
+    depth = 0
+    line = 1
+    quote = None
+    for char in text:
+        if char == "\n":
+            line += 1
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return line
+        elif char in "]}":
+            depth -= 1
+    return 1
+
+
 def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
     """Parse and validate the text of an experiment file (errors: :class:`ExperimentError`).
 
@@ -261,6 +308,8 @@ def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:
     >>> [c.name for c in exp.configs], exp.configs[0].strategies[0].spec()
     (['aggr=-1', 'aggr=1'], 'heuristic:aggression=-1')
     """
+    if text.startswith("\ufeff"):  # a byte-order mark, as some editors write: not content
+        text = text[1:]
     return _Parser(path, text).parse()
 
 

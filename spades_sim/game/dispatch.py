@@ -10,12 +10,16 @@ the legal ones.
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
 from ..core import schema
 from ..core.errors import StrategyError
 from ..core.rules import Rules
 from ..core.strategies import PluginStrategy, parse_strategy
 from ..engine import calls
 from . import play
+from .agents import plugin_output
 from .plugins import agents, heuristic_default, load
 
 
@@ -44,13 +48,41 @@ def _play(engine, api, unit: str, rules: Rules, strategies, keys, first: int, co
         return api(rules, agents(strategies), keys, first, count, record_plays)
     if plugins is None:
         return engine(rules, kernel_strategies, keys, first, count, record_plays)
+    failures: list = []
     try:
-        return engine(rules, kernel_strategies, keys, first, count, record_plays,
-                      plugins=plugins)
-    except Exception as error:
-        api(rules, agents(strategies), keys, first, count, record_plays)  # names the culprit
-        raise StrategyError(f"a numba plug-in failed in {unit} {first}..{first + count - 1} "
-                            f"({error}), but not when played again in Python") from error
+        with plugin_output(), _unraisable_kept(failures):
+            out = engine(rules, kernel_strategies, keys, first, count, record_plays,
+                         plugins=plugins)
+        if not failures:
+            return out
+        error = failures[0]
+    except Exception as raised:
+        error = raised
+    api(rules, agents(strategies), keys, first, count, record_plays)  # names the culprit
+    raise StrategyError(f"a numba plug-in failed in {unit} {first}..{first + count - 1} "
+                        f"({error}), but not when played again in Python") from error
+
+
+@contextlib.contextmanager
+def _unraisable_kept(failures: list):
+    """An exception raised in a numba plug-in called through a function pointer cannot cross
+    the pointer: numba hands it to ``sys.unraisablehook``, which would print "Exception ignored
+    in ..." and a traceback before the one-line message. Keep it in ``failures`` instead; the
+    piece is then played again through the API, which names the strategy, hand and seat."""
+    previous = sys.unraisablehook
+
+    def keep(unraisable) -> None:
+        if "numba" not in repr(unraisable.object):  # (another object's __del__, say)
+            previous(unraisable)
+            return
+        failures.append(unraisable.exc_value if unraisable.exc_value is not None
+                        else RuntimeError(str(unraisable.err_msg)))
+
+    sys.unraisablehook = keep
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
 
 
 def play_hands(rules: Rules, strategies, keys, first: int, count: int,

@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import schema
+from ..core.cards import card_text
 from ..core.errors import StrategyError
 from ..core.rules import Rules
 from .games import Game
-from .state import BID, PLAY, Hand
+from .state import BID, BUMP, KEEP, PASS, PLAY, Hand
 
 
 def play_out(hand: Hand, agents) -> Hand:
@@ -33,9 +34,12 @@ def play_out(hand: Hand, agents) -> Hand:
             continue
         legal = hand.legal_bid_mask() if hand.phase == BID else 0
         action = agent.act(hand, legal)
+        if hand.phase in (BUMP, KEEP) and isinstance(action, (bool, np.bool_)):
+            action = int(action)  # (a yes-or-no choice)
+        if type(action) is not int:
+            action = _checked_int(agent, hand, action)
         if hand.phase == BID:
-            ok = (isinstance(action, (int, np.integer)) and 0 <= action < 64
-                  and legal >> int(action) & 1)
+            ok = 0 <= action < 64 and legal >> action & 1
         else:
             ok = hand.is_legal(action)
         if not ok:
@@ -45,9 +49,15 @@ def play_out(hand: Hand, agents) -> Hand:
 
 
 def _checked_int(agent, hand: Hand, action) -> int:
+    """An action of a numeric type (a NumPy integer) as an int; anything else (a bool, a
+    float, a string) is refused as a wrong type, not read as a number: ``False`` is no nil."""
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
         return int(action)
-    raise StrategyError(f"strategy {agent.name}: {hand.illegal_message(action)}")
+    shown = repr(action) if len(repr(action)) <= 40 else repr(action)[:37] + "..."
+    show = card_text if hand.phase in (PLAY, PASS) else str
+    raise StrategyError(f"strategy {agent.name}: its {hand.phase} {shown} is a "
+                        f"{type(action).__name__}, not an int (hand {hand.hand_id}, seat "
+                        f"{hand.to_act}); legal: {' '.join(map(show, hand.legal_actions()))}")
 
 
 def _record(out: schema.HandArrays, row: int, hand: Hand, hand_id: int, game_id: int,

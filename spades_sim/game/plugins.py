@@ -14,6 +14,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ import numpy as np
 from ..core.errors import StrategyError
 from ..core.strategies import N_PARAMS, PluginStrategy, ShippedStrategy, Strategy, parse_strategy
 from ..core.version import solver_hash
-from .agents import BuiltinAgent, NumbaPluginAgent, PluginAgent
+from .agents import BuiltinAgent, NumbaPluginAgent, PluginAgent, plugin_output
 
 PYTHON_METHODS = ("bid", "play")
 OPTIONAL_METHODS = ("blind", "bump", "pass_cards", "keep")
@@ -45,7 +46,15 @@ class Plugin:
         """A fresh seat playing this strategy (one instance per piece of a run)."""
         if self.numba:
             return NumbaPluginAgent(self.cls.bid, self.cls.play, self.params(), self.name)
-        return PluginAgent(self.cls(**self.strategy.params), self.name)
+        try:
+            with plugin_output():
+                instance = self.cls(**self.strategy.params)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            raise StrategyError(f"strategy {self.name}: its constructor raised "
+                                f"{_error_text(error)}") from error
+        return PluginAgent(instance, self.name)
 
     def params(self) -> np.ndarray:
         """A numba plug-in's parameter vector: its declared defaults, then the spec's values."""
@@ -80,21 +89,36 @@ def _import(source: str, label: str):
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             try:
-                spec.loader.exec_module(module)
-            except Exception as error:
+                with plugin_output():
+                    spec.loader.exec_module(module)
+            except KeyboardInterrupt:
+                del sys.modules[name]
+                raise
+            except BaseException as error:
                 del sys.modules[name]
                 raise StrategyError(f"strategy {label}: importing {source} failed: "
-                                    f"{type(error).__name__}: {error}") from error
+                                    f"{_error_text(error)}") from error
     else:
         try:
-            module = importlib.import_module(source)
+            with plugin_output():
+                module = importlib.import_module(source)
         except ModuleNotFoundError as error:
             raise StrategyError(f"strategy {label}: no module {source} ({error})") from error
-        except Exception as error:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
             raise StrategyError(f"strategy {label}: importing {source} failed: "
-                                f"{type(error).__name__}: {error}") from error
+                                f"{_error_text(error)}") from error
     _MODULES[source] = module
     return module
+
+
+def _error_text(error: BaseException) -> str:
+    """A plug-in's own failure in words: ``sys.exit`` is named as such (a plug-in must not end
+    the program), any other as its type and message."""
+    if isinstance(error, SystemExit):
+        return f"sys.exit({error.code!r}) (a plug-in must not end the program)"
+    return f"{type(error).__name__}: {error}"
 
 
 def _is_numba_function(value) -> bool:
@@ -148,17 +172,37 @@ def _check_numba(cls, strategy: PluginStrategy, label: str) -> None:
         if not _is_numba_function(cls.__dict__.get(name)):
             raise StrategyError(f"strategy {label}: {name} must be an @njit function like the "
                                 f"other (a numba plug-in's bid and play are both numba functions)")
+        from ..engine.plugin import check_integer_return  # (numba: only for numba plug-ins)
+
+        check_integer_return(cls.__dict__[name], f"strategy {label}: {name}")
     declared = getattr(cls, "params", {}) or {}
     if not isinstance(declared, dict):
         raise StrategyError(f"strategy {label}: params must be a dict of names and defaults")
+    for key, value in declared.items():
+        if not _is_finite_number(value):
+            raise StrategyError(f"strategy {label}: the default of parameter {key} in the "
+                                f"class's params is {value!r}; a default must be a finite "
+                                f"number")
     for key, value in strategy.params.items():
         if key not in declared:
             raise StrategyError(f"strategy {label}: unknown parameter {key!r}; allowed: "
                                 f"{', '.join(declared) or 'none'}")
-        if isinstance(value, str):
-            raise StrategyError(f"strategy {label}: parameter {key}={value} is not a number")
+        if not _is_finite_number(value):
+            raise StrategyError(f"strategy {label}: parameter {key}={value} is not a finite "
+                                f"number")
     if len(declared) > N_PARAMS:
         raise StrategyError(f"strategy {label}: at most {N_PARAMS} parameters")
+
+
+def _is_finite_number(value) -> bool:
+    """An int or float (a NumPy one too), not a bool, not NaN or infinite."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                     np.floating)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an int past a float's range
+        return False
 
 
 def agents(strategies) -> list:
