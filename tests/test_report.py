@@ -356,14 +356,14 @@ def test_report_refuses_another_tournament_naming_the_difference(built, tmp_path
 
 def test_report_without_any_finished_chunk(built, tmp_path, capsys):
     results = _copy(built, tmp_path)
-    for chunk in (results / "hands").glob("chunk-*.parquet"):
+    for chunk in (results / "hands").glob("data/chunk-*.parquet"):
         chunk.unlink()
     # spades-sim report refuses every incomplete run (report.build_report, the whole run)
     _refused(capsys, results, f"{results / 'hands'}: 2 of 2 chunks missing (not finished: run "
                               f"the command again to resume)", tmp_path)
     with pytest.raises(RunError, match="no finished chunk .0 of 2.; run the experiment again"):
         report.build_report(results, tmp_path / "reports")
-    for chunk in (built["results"] / "hands").glob("chunk-*.parquet"):  # corrupt, not missing
+    for chunk in (built["results"] / "hands").glob("data/chunk-*.parquet"):  # corrupt
         (results / "hands" / chunk.name).write_bytes(b"not parquet")
     _refused(capsys, results, f"{results / 'hands'}: 2 of 2 chunks missing, 2 of them corrupt "
                               f"or unfinished files (not finished", tmp_path)

@@ -16,6 +16,7 @@ from ..core.errors import RunError
 from ..core.limits import MAX_JOBS
 from ..core.rules import preset
 from .dataset import (
+    check_dir,
     pending_chunks,
     place_chunk,
     prepare_dir,
@@ -23,6 +24,7 @@ from .dataset import (
     store_chunk,
     write_chunk,
 )
+from .folder import _reason
 from .locks import claim_share
 from .memory import play_chunk, play_chunk_stored
 from .spec import RunSpec, make_config, shard_chunks
@@ -125,8 +127,13 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
     out = Path(out).resolve()  # workers may run elsewhere (another directory, a Dask node)
     client = _connect(scheduler) if backend == "dask" and scheduler is not None else None
     try:
-        prepare_dir(spec, out, shard)
+        check_dir(spec, out)  # (another run: refused before anything is written)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise RunError(f"{out}: cannot create the run folder ({_reason(error)})")
         with claim_share(out, spec, shard) as writer:
+            prepare_dir(spec, out, shard)  # (under the lock: a refused writer wrote nothing)
             return _execute(spec, out, writer, jobs, backend, client, shard, quiet)
     finally:
         if client is not None:
