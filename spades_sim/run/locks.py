@@ -89,6 +89,35 @@ def _locked(path: Path, wait: float = LOCK_WAIT):
         _release(fd, path)
 
 
+@contextmanager
+def hold_lock(path: Path, what: str):
+    """Hold the lock file ``path`` (with this process's pid, host and start time in it) for a
+    long job, or raise a ``RunError`` naming its live holder: ``<what> is being written by pid
+    42 on host since ...``."""
+    path = Path(path)
+    fd = _acquire(path, wait=0.0)
+    if fd is None:
+        try:
+            holder = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            info = {}
+        else:
+            info = _lock_info(holder)
+            os.close(holder)
+        who = (f"pid {info['pid']} on {info['host']}" if "pid" in info and "host" in info
+               else "another process")
+        since = f" since {info['started']}" if "started" in info else ""
+        raise RunError(f"{what} is being written by {who}{since}; wait for it to finish, or "
+                       f"stop it and run the command again to resume")
+    try:
+        info = {"pid": os.getpid(), "host": socket.gethostname(),
+                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        os.pwrite(fd, json.dumps(info).encode(), 0)
+        yield
+    finally:
+        _release(fd, path)
+
+
 def _lock_info(fd: int) -> dict:
     try:
         info = json.loads(os.pread(fd, 65536, 0) or b"{}")
