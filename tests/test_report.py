@@ -562,3 +562,34 @@ def test_a_malformed_tournament_summary_is_one_line(built, tmp_path, capsys, cha
     assert code == 0 or captured.err.count("\n") == 1
     if code == 0:
         assert load_tournament(path.parent).matches  # rewritten from the runs
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A small tmpfs filled up to a few KiB."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        stats = os.statvfs(disk)
+        (disk / "filler").write_bytes(b"\0" * (stats.f_bavail * stats.f_frsize - 8 * 1024))
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_a_full_disk_names_the_report_and_the_hand_log(built, full_disk, capsys):
+    reports = full_disk / "reports"
+    assert main(["report", str(built["results"]), "--reports", str(reports)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err
+    assert f"{reports / 'tiny'}: cannot write the report" in err
+    assert [p.name for p in reports.iterdir()] == []  # no half-written report left
+    log = full_disk / "hands.jsonl"
+    assert main(["simulate", "--hands", "2000", "--seed", "1", "--log", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"hand log {log}: cannot write: No space left" in err
+    assert not log.exists()
