@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -381,3 +382,32 @@ def test_status_of_a_folder_being_started_from_the_command_line(tmp_path):
                               capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "no chunk is finished yet" in done.stderr
     assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, pytest.param(signal.SIGTERM,
+                                                                marks=pytest.mark.slow)],
+                         ids=["SIGINT", "SIGTERM"])
+def test_stopping_a_two_job_run_is_one_line_and_leaves_no_temporary(tmp_path, stop):
+    out = tmp_path / "run"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "spades_sim.cli", "simulate", "--hands", "40000", "--chunk-size",
+         "500", "--seed", "7", "--jobs", "2", "--quiet", "--out", str(out)],
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        with time_limit(240):
+            while not list(out.glob("data/chunk-*")) and process.poll() is None:
+                time.sleep(0.02)
+        workers = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
+                                 text=True).stdout.split()
+        os.killpg(process.pid, stop) if stop == signal.SIGINT else process.send_signal(stop)
+        err = process.communicate(timeout=120)[1]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err
+    assert err == "spades-sim simulate: interrupted\n"  # no joblib warning, no traceback
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+    assert run_status(out)["corrupt"] == []
+    with time_limit(60):  # the workers are shut down, not left idle
+        while any(os.path.exists(f"/proc/{pid}") for pid in workers):
+            time.sleep(0.1)

@@ -7,9 +7,13 @@ plays (``locks.claim_share``), and workers stop when that lock's holder is gone.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import threading
 import time
+import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..core.errors import RunError
@@ -294,13 +298,49 @@ def _run_chunks(tasks, jobs, backend, client):
         yield (chunk, 0) if stored is None else place_chunk(spec, out, stored, writer)
 
 
+#: Seconds an idle loky worker waits for work before it exits (joblib's default is 300): a run
+#: whose process was killed with SIGKILL cannot stop its workers, which then hold their
+#: memory (a few hundred MB each, with the kernels loaded) only this long.
+IDLE_SECONDS = 10
+
+
+@contextmanager
+def _quiet_abort():
+    """No joblib warning when the run stops early (an interrupt, a refused chunk): joblib warns
+    that the tasks it had started were cancelled, which is what stopping means here."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning,
+                                message=r".*tasks? (have|has) been successfully executed")
+        yield
+
+
+@contextmanager
+def _terminate_as_interrupt():
+    """While the workers play, SIGTERM (a batch system's stop) stops the run as an interrupt
+    does: joblib then shuts its workers down instead of leaving them idle behind a dead
+    parent. Only in the main thread (where signal handlers can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _stored_chunks(tasks, jobs, backend, client):
     """``(chunk, StoredChunk or None)`` of every task, played by the workers."""
     from joblib import Parallel, delayed, parallel_config
 
     calls = (delayed(_store)(task) for task in tasks)
     if backend == "loky":
-        with parallel_config(backend="loky", n_jobs=jobs):
+        with parallel_config(backend="loky", n_jobs=jobs, idle_worker_timeout=IDLE_SECONDS), \
+                _quiet_abort(), _terminate_as_interrupt():
             yield from Parallel(return_as="generator_unordered")(calls)
         return
     cluster = None
