@@ -135,7 +135,11 @@ def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk
         try:
             metadata = parquet.metadata
             kv = metadata.metadata or {}
-            table = parquet.read() if keep or not listed else None
+            # A file that is not the listed one is read on this thread alone: it is read only
+            # to say what it is, and a command that then ends at once (``spades-sim hand`` on a
+            # foreign chunk) must not exit while Arrow's pool threads are still decoding it.
+            table = (parquet.read() if listed and keep
+                     else parquet.read(use_threads=False) if not listed else None)
             schema = parquet.schema_arrow
         finally:
             parquet.close()
