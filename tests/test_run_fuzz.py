@@ -331,7 +331,10 @@ def run_case(seed: int, runs, root: Path) -> str:
     shutil.copytree(runs["reference"], out)
     damage = [rng.choice(DAMAGE) for _ in range(rng.randint(1, 3))]
     for harm in damage:
-        harm(out, rng, runs)
+        try:
+            harm(out, rng, runs)
+        except (NotADirectoryError, FileNotFoundError):
+            pass  # (an earlier damage made data/ a file: this one has nothing to damage)
     with time_limit(CASE_SECONDS):
         _check_status(out, runs)
         _check_frame(out, runs)
