@@ -313,10 +313,15 @@ def _check_resume(out, runs) -> None:
             if name.startswith("data/chunk-"):
                 chunk = int(name[len("data/chunk-"):-len(".parquet")])
                 assert after.get(name) == runs["chunks"].get(chunk), name
-            elif name == META:
-                meta = json.loads(after[name])
+            elif name == META:  # (only newly listed chunks, with the reference's checksums)
+                meta, earlier = json.loads(after[name]), json.loads(before[name])
+                kept = ("chunks", "size", "shards")  # (the resume's own size may be set)
+                assert {k: v for k, v in meta.items() if k not in kept} == \
+                    {k: v for k, v in earlier.items() if k not in kept}
+                assert (meta["size"], meta["shards"]) == (spec().size(), 1)
                 for key, value in meta["chunks"].items():
-                    assert value == runs["meta"]["chunks"].get(key), key
+                    if earlier["chunks"].get(key) != value:
+                        assert value == runs["meta"]["chunks"].get(key), key
             else:
                 assert name == "data", f"{name} changed by a failed resume"
         return
