@@ -411,3 +411,22 @@ def test_stopping_a_two_job_run_is_one_line_and_leaves_no_temporary(tmp_path, st
     with time_limit(60):  # the workers are shut down, not left idle
         while any(os.path.exists(f"/proc/{pid}") for pid in workers):
             time.sleep(0.1)
+
+
+def test_status_lists_stray_files_in_data(run, capsys):
+    (run / "data" / "notes.txt").write_text("mine")
+    (run / "data" / "chunk-0000001.parquet").write_bytes(b"")  # not a chunk file's name
+    assert run_status(run)["stray"] == ["chunk-0000001.parquet", "notes.txt"]
+    assert main(["status", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "stray files in" in out and "notes.txt" in out
+    assert run_status(run)["complete"]
+
+
+def test_a_data_path_that_is_not_a_folder_is_refused_before_writing(run):
+    shutil.rmtree(run / "data")
+    (run / "data").write_text("not a folder")
+    before = snapshot(run)
+    with pytest.raises(RunError, match="data: not a folder"):
+        execute(spec(), run, quiet=True)
+    assert snapshot(run) == before

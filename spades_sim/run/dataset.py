@@ -49,6 +49,7 @@ from ..core.errors import RunError, SpadesError
 from ..core.files import MAX_META_BYTES, read_regular
 from ..core.version import commit
 from .folder import (
+    CHUNK_NAME,
     CHUNK_PATTERN,
     CHUNK_RE,
     DATA,
@@ -238,6 +239,10 @@ def check_dir(spec: RunSpec, out) -> bool:
         return False
     if not out.is_dir():
         raise RunError(f"{out}: not a folder; use another --out")
+    data = out / DATA
+    if os.path.lexists(data) and not data.is_dir():
+        raise RunError(f"{data}: not a folder (a run keeps its chunk files in it); move it "
+                       f"away")
     try:
         has_meta = os.path.lexists(out / META)
     except OSError as error:
@@ -273,6 +278,10 @@ def prepare_dir(spec: RunSpec, out, shard: tuple[int, int] | None = None) -> Non
     out = Path(out)
     identity = spec.identity()
     shards = int(shard[1]) if shard is not None else 1
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RunError(f"{out}: cannot create the run folder ({_reason(error)})")
     with _locked(out / META_LOCK):
         if check_dir(spec, out):
             meta = open_run(out)[0]
@@ -559,7 +568,7 @@ def run_status(out) -> dict:
             problems[CHUNK_PATTERN.format(chunk)] = check.why
     units_done = sum(spec.chunk_range(c)[1] for c in done)
     beyond = sorted(int(c) for c in meta["chunks"] if int(c) >= spec.n_chunks)
-    stray = _stray_files(out, spec)
+    stray = _stray_files(out)
     legacy = any(find_chunk(out, c) == legacy_chunk_path(out, c) for c in range(spec.n_chunks))
     return {"layout": "legacy" if legacy else "data", "stray": stray,
             "out": str(out), "seed": spec.seed, "unit": spec.unit_name, "units": spec.units,
@@ -570,16 +579,16 @@ def run_status(out) -> dict:
 
 
 
-def _stray_files(out: Path, spec: RunSpec) -> list[str]:
-    """Names in ``out/data`` that are not the files of chunks 0 .. of the run (its chunks
-    beyond the size included), at most 20."""
+def _stray_files(out: Path) -> list[str]:
+    """Names in ``out/data`` that are not chunk file names (``chunk-NNNNNN.parquet``, of any
+    chunk: those beyond the run's size are kept), at most 20."""
     try:
         names = sorted(os.listdir(out / DATA))
     except OSError:
         return []
     stray = []
-    for name in names:
+    for name in names:  # (a chunk file that does not check is the chunk's problem, not stray)
         match = CHUNK_RE.fullmatch(name)
-        if match is None or not os.path.isfile(out / DATA / name):
+        if match is None or name != CHUNK_NAME.format(int(match.group(1))):
             stray.append(name)
     return stray[:20]

@@ -7,6 +7,7 @@ plays (``locks.claim_share``), and workers stop when that lock's holder is gone.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -259,8 +260,34 @@ def _warm_in_subprocess(games: bool, search: bool = False, par: bool = False) ->
 
 def _store(task):
     """A worker's part of a chunk: play it and write its file under a temporary name."""
+    _watch_parent()
     spec, out, chunk, writer, run_hash = task
     return chunk, store_chunk(spec, out, chunk, writer, run_hash)
+
+
+#: Seconds between a worker's looks at whether the process that started it is still there.
+PARENT_POLL = 1.0
+_WATCHING: list = []
+
+
+def _watch_parent() -> None:
+    """In a worker process: a daemon thread that ends the process when its parent is gone (a
+    run killed with SIGKILL cannot stop its workers, and a worker in the middle of a long chunk
+    would otherwise play it to the end, holding a few hundred MB, before it saw its writer's
+    lock gone). The kernels release the GIL, so the thread runs while a chunk plays; the
+    temporary file a worker leaves is removed by the next writer to start."""
+    if _WATCHING:
+        return
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="spades-sim-parent-watch", daemon=True)
+    thread.start()
+    _WATCHING.append(thread)
 
 
 def _pipelined(tasks):
@@ -298,12 +325,6 @@ def _run_chunks(tasks, jobs, backend, client):
         yield (chunk, 0) if stored is None else place_chunk(spec, out, stored, writer)
 
 
-#: Seconds an idle loky worker waits for work before it exits (joblib's default is 300): a run
-#: whose process was killed with SIGKILL cannot stop its workers, which then hold their
-#: memory (a few hundred MB each, with the kernels loaded) only this long.
-IDLE_SECONDS = 10
-
-
 @contextmanager
 def _quiet_abort():
     """No joblib warning when the run stops early (an interrupt, a refused chunk): joblib warns
@@ -339,8 +360,8 @@ def _stored_chunks(tasks, jobs, backend, client):
 
     calls = (delayed(_store)(task) for task in tasks)
     if backend == "loky":
-        with parallel_config(backend="loky", n_jobs=jobs, idle_worker_timeout=IDLE_SECONDS), \
-                _quiet_abort(), _terminate_as_interrupt():
+        with parallel_config(backend="loky", n_jobs=jobs), _quiet_abort(), \
+                _terminate_as_interrupt():
             yield from Parallel(return_as="generator_unordered")(calls)
         return
     cluster = None
