@@ -38,7 +38,7 @@ chunk_size = 1
 
 
 def _chunk_bytes(folder):
-    return {p.name: p.read_bytes() for p in sorted(folder.glob("chunk-*.parquet"))}
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("data/chunk-*.parquet"))}
 
 
 def _csvs(folder):

@@ -190,7 +190,7 @@ def test_a_replay_that_no_longer_matches_is_refused(games_run, tmp_path, capsys)
     meta = read_meta(out)
     meta["identity"]["configs"][0]["strategies"] = ["random"] * 4
     old, meta["identity_sha256"] = meta["identity_sha256"], identity_hash(meta["identity"])
-    for chunk in out.glob("chunk-*.parquet"):  # the chunks name the run they belong to
+    for chunk in out.glob("data/chunk-*.parquet"):  # the chunks name the run they belong to
         import hashlib
 
         import pyarrow.parquet as pq

@@ -34,7 +34,7 @@ from spades_sim.core.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_SEED, MAX_UNI
 from spades_sim.core.rules import preset
 from spades_sim.core.schema import TIDY_COLUMNS, TIDY_TYPES
 from spades_sim.run import RunSpec, execute, load_run, make_config, run_status
-from spades_sim.run.folder import CHUNK_PATTERN, META
+from spades_sim.run.folder import CHUNK_NAME, CHUNK_PATTERN, META
 from spades_sim.run.locks import claim_share
 from spades_sim.run.memory import play_chunk_stored
 from spades_sim.run.provenance import (
@@ -94,7 +94,7 @@ def wait_for(condition, timeout=120.0, what="a condition"):
 
 
 def chunk_files(out) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(Path(out).glob("chunk-*.parquet"))}
+    return {p.name: p.read_bytes() for p in sorted(Path(out).glob("data/chunk-*.parquet"))}
 
 
 def temporaries(out) -> list[str]:
@@ -420,13 +420,13 @@ def test_jobs_are_capped_at_the_chunks_to_play(tmp_path, capsys, monkeypatch):
 # -- temporaries and writers -----------------------------------------------------------------------
 def test_stale_temporaries_go_and_a_live_writers_stay(run, reference, capsys):
     (run / CHUNK_PATTERN.format(1)).unlink()
-    dead = [f".{CHUNK_PATTERN.format(1)}.0123456789abcdef.4242.tmp",
-            f".{CHUNK_PATTERN.format(1)}.999999.tmp",  # an older version's name
+    dead = [f".{CHUNK_NAME.format(1)}.0123456789abcdef.4242.tmp",
+            f".{CHUNK_NAME.format(1)}.999999.tmp",  # an older version's name
             f".{META}.0123456789abcdef.4242.tmp"]
     for name in dead:
         (run / name).write_bytes(b"half written")
     with claim_share(run, spec(), (1, 2)) as writer:  # a live writer of chunks 0, 2, 4
-        live = f".{CHUNK_PATTERN.format(0)}.{writer.suffix}.tmp"
+        live = f".{CHUNK_NAME.format(0)}.{writer.suffix}.tmp"
         (run / live).write_bytes(b"being written")
         assert run_status(run)["missing"] == [1]
         # Its chunks are taken; the other share is free and cleans only dead temporaries.
@@ -513,7 +513,7 @@ def test_workers_stop_when_their_parent_dies(tmp_path):
     out = tmp_path / "run"
     process = spawn(cli_args(900_000, 30_000, 4, out, "--jobs", "2"))
     try:
-        wait_for(lambda: any(out.glob("chunk-*")) or process.poll() is not None,
+        wait_for(lambda: any(out.glob("data/chunk-*")) or process.poll() is not None,
                  timeout=240, what="a first chunk")
         assert process.poll() is None
         os.kill(process.pid, signal.SIGKILL)  # the parent only: its workers live on

@@ -356,14 +356,14 @@ def test_report_refuses_another_tournament_naming_the_difference(built, tmp_path
 
 def test_report_without_any_finished_chunk(built, tmp_path, capsys):
     results = _copy(built, tmp_path)
-    for chunk in (results / "hands").glob("chunk-*.parquet"):
+    for chunk in (results / "hands").glob("data/chunk-*.parquet"):
         chunk.unlink()
     # spades-sim report refuses every incomplete run (report.build_report, the whole run)
     _refused(capsys, results, f"{results / 'hands'}: 2 of 2 chunks missing (not finished: run "
                               f"the command again to resume)", tmp_path)
     with pytest.raises(RunError, match="no finished chunk .0 of 2.; run the experiment again"):
         report.build_report(results, tmp_path / "reports")
-    for chunk in (built["results"] / "hands").glob("chunk-*.parquet"):  # corrupt, not missing
+    for chunk in (built["results"] / "hands").glob("data/chunk-*.parquet"):  # corrupt
         (results / "hands" / chunk.name).write_bytes(b"not parquet")
     _refused(capsys, results, f"{results / 'hands'}: 2 of 2 chunks missing, 2 of them corrupt "
                               f"or unfinished files (not finished", tmp_path)
@@ -500,3 +500,96 @@ def test_win_probability_in_the_games_section(built, tmp_path, monkeypatch):
     assert (table["games"] >= 1).all() and table["win_rate"].between(0, 1).all()
     figures = [name for name in ctx.files if not name.endswith(".csv")]
     assert len(figures) == 4 and all((tmp_path / name).exists() for name in figures)
+
+
+# -- the report does not trust tournament.json ----------------------------------------------------
+def _summary(results):
+    import json
+
+    path = results / "tournament" / "tournament.json"
+    return path, json.loads(path.read_text())
+
+
+def _write(path, data):
+    import json
+
+    path.write_text(json.dumps(data, indent=2))
+
+
+def test_report_refuses_an_edited_tournament_summary(built, tmp_path, capsys):
+    results = _copy(built, tmp_path)
+    path, data = _summary(results)
+    data["matches"][0]["mean_diff"] = -500.0
+    _write(path, data)
+    line = _refused(capsys, results, "the summary says mean_diff -500, its run gives", tmp_path)
+    assert "the match of heuristic against cautious" in line
+    _, data = _summary(built["results"])
+    data["matches"][1]["ci95"] = [-1.0, 1.0]
+    _write(path, data)
+    _refused(capsys, results, "the summary says ci95 (-1, +1)", tmp_path)
+
+
+def test_report_refuses_a_match_folder_holding_another_match(built, tmp_path, capsys):
+    results = _copy(built, tmp_path)
+    first, second = sorted(p for p in (results / "tournament").iterdir() if p.is_dir())[:2]
+    shutil.rmtree(first)
+    shutil.copytree(second, first)  # another match's run where this match's should be
+    _refused(capsys, results, "holds another run than this match", tmp_path)
+
+
+@pytest.mark.parametrize("change, fragment", [
+    ({"strategies": 5}, "'strategies' is 5, expected a list"),
+    ({"strategies": None}, "'strategies' is null, expected a list"),
+    ({"matches": []}, "'matches' holds 0 matches, a round robin of 3 strategies has 3"),
+    ({"matches": [1, 2, 3]}, "is not a match result"),
+    ({"seed": "5"}, "'seed' is \"5\", expected an integer"),
+])
+def test_a_malformed_tournament_summary_is_one_line(built, tmp_path, capsys, change, fragment):
+    from spades_sim.core.errors import EvaluationError
+    from spades_sim.evaluate import load_tournament
+
+    results = _copy(built, tmp_path)
+    path, data = _summary(results)
+    data.update(change)
+    _write(path, data)
+    with pytest.raises(EvaluationError) as refused:
+        load_tournament(path.parent)
+    assert fragment in str(refused.value) and "\n" not in str(refused.value)
+    # `report` scores a summary it cannot use again from the verified runs, or refuses it
+    code = main(["report", str(results), "--reports", str(tmp_path / "reports")])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert code == 0 or captured.err.count("\n") == 1
+    if code == 0:
+        assert load_tournament(path.parent).matches  # rewritten from the runs
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A small tmpfs filled up to a few KiB."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        stats = os.statvfs(disk)
+        (disk / "filler").write_bytes(b"\0" * (stats.f_bavail * stats.f_frsize - 8 * 1024))
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_a_full_disk_names_the_report_and_the_hand_log(built, full_disk, capsys):
+    reports = full_disk / "reports"
+    assert main(["report", str(built["results"]), "--reports", str(reports)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err
+    assert f"{reports / 'tiny'}: cannot write the report" in err
+    assert [p.name for p in reports.iterdir()] == []  # no half-written report left
+    log = full_disk / "hands.jsonl"
+    assert main(["simulate", "--hands", "2000", "--seed", "1", "--log", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"hand log {log}: cannot write: No space left" in err
+    assert not log.exists()

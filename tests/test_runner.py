@@ -40,7 +40,7 @@ from spades_sim.run import (
     simulate,
     simulate_hands,
 )
-from spades_sim.run.folder import CHUNK_PATTERN, META
+from spades_sim.run.folder import CHUNK_NAME, CHUNK_PATTERN, META
 from spades_sim.run.frames import hand_features
 from spades_sim.run.spec import shard_chunks
 
@@ -64,7 +64,7 @@ def reference_spec(**changes) -> RunSpec:
 
 
 def chunk_files(out) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(Path(out).glob("chunk-*.parquet"))}
+    return {p.name: p.read_bytes() for p in sorted(Path(out).glob("data/chunk-*.parquet"))}
 
 
 def leftovers(out) -> list[str]:
@@ -151,7 +151,9 @@ def test_schema_one_row_per_hand_and_seat(reference, ref_frame):
 
 def test_meta_json_and_atomic_files(reference):
     names = sorted(p.name for p in reference.iterdir())
-    assert names == sorted([META] + [CHUNK_PATTERN.format(c) for c in range(4)])
+    assert names == sorted([META, "data"])  # (the chunks in data/, nothing else there)
+    assert sorted(p.name for p in (reference / "data").iterdir()) == [
+        CHUNK_NAME.format(c) for c in range(4)]
     assert leftovers(reference) == []
     meta = json.loads((reference / META).read_text())
     assert meta["identity"] == reference_spec().identity()
@@ -241,7 +243,7 @@ def _kill_part_way(command, out, at_least):
     deadline = time.monotonic() + 300
     try:
         while time.monotonic() < deadline and process.poll() is None:
-            if out.exists() and len(list(out.glob("chunk-*.parquet"))) >= at_least:
+            if out.exists() and len(list(out.glob("data/chunk-*.parquet"))) >= at_least:
                 break
             time.sleep(0.002)
     finally:
@@ -326,7 +328,7 @@ def test_resume_removes_a_killed_runs_temporary_files(tmp_path):
     spec = reference_spec()
     execute(spec, out, quiet=True)
     (out / CHUNK_PATTERN.format(2)).unlink()
-    stale = out / f".{CHUNK_PATTERN.format(2)}.999999.tmp"
+    stale = out / f".{CHUNK_NAME.format(2)}.999999.tmp"
     stale.write_bytes(b"half a chunk")
     assert run_status(out)["missing"] == [2]
     load_run(out)  # never read
@@ -544,14 +546,16 @@ def test_status_text_and_json(tmp_path, capsys):
     assert "500/1,000 hands (50.0%), 2/4 chunks of 250; seed 1" in text
     assert "configurations: classic, simple" in text
     assert "missing chunks: [1, 3]" in text
-    assert "incomplete: re-run the same command to resume" in text
+    # the other shard's chunks are missing: say so, and how to play them (not "resume")
+    assert ("incomplete: the chunks of shard 2/2 are missing: run the same command with "
+            "--shard 2/2, or without --shard to play every missing chunk") in text
     assert main(["status", str(out), "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
     assert status == {"out": str(out), "seed": 1, "unit": "hands", "units": 1000,
                       "units_done": 500, "chunk_size": 250, "chunks": 4, "done": 2,
                       "missing": [1, 3], "corrupt": [], "problems": {},
                       "configs": ["classic", "simple"], "complete": False, "shards": 2,
-                      "beyond": []}
+                      "beyond": [], "layout": "data", "stray": []}
     assert main(args) == 0
     capsys.readouterr()
     assert main(["status", str(out)]) == 0

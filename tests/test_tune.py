@@ -265,3 +265,34 @@ def test_one_held_out_board_has_no_interval_and_still_prints_json(tmp_path, caps
     assert data["holdout"][0]["ci95"] == [None, None]
     assert "generation 1/1" in captured.err  # the progress line
     assert "history" in (tmp_path / "t" / "result.json").read_text()
+
+
+# -- the tuning folder: one writer, and a state of the right shape ------------------------------
+def test_a_second_tuning_of_one_folder_is_refused(tuned, tmp_path, capsys):
+    import shutil
+
+    from spades_sim.run.locks import hold_lock
+
+    out = tmp_path / "copy"
+    shutil.copytree(tuned[1], out)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    with hold_lock(out / search_module.LOCK, "a tuning"):  # another tuning still running
+        assert main(["tune", "heuristic", "--rules", "simple", "--against", "heuristic",
+                     "--against", "cautious", "--generations", "3", "--popsize", "4",
+                     "--boards", "20", "--holdout-boards", "40", "--seed", "3",
+                     *sum((["--param", p] for p in PARAMS), []), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "is being written by pid" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+
+
+@pytest.mark.parametrize("state", [{"generation": 1}, [1, 2], {"generation": "1", "es": None,
+                                   "records": [], "summaries": [], "stop": {}}, 5])
+def test_a_state_of_the_wrong_shape_is_one_line(tuned, tmp_path, state):
+    import shutil
+
+    out = tmp_path / "copy"
+    shutil.copytree(tuned[1], out)
+    (out / search_module.STATE).write_bytes(pickle.dumps(state))
+    with pytest.raises(search_module.TuneError, match="not a tuning state"):
+        tune("heuristic", "simple", out=out, **{**SMALL, "generations": 3})

@@ -28,7 +28,7 @@ def _run_to_disk(args, n_hands=None, n_games=None):
     spec = RunSpec(tuple(configs), args.seed, n_hands=n_hands, n_games=n_games,
                    chunk_size=chunk_size, duplicate=args.duplicate, par=args.par,
                    cards=args.cards)
-    shard = parse_shard(args.shard) if args.shard else None
+    shard = parse_shard(args.shard) if args.shard is not None else None
     if args.log is not None:
         _check_log_with_out(args, spec)
     summary = execute(spec, args.out, jobs=args.jobs, backend=args.backend or "loky",
@@ -172,7 +172,7 @@ def cmd_run(args):
     from ..run import parse_shard
 
     _check_options(args)
-    shard = parse_shard(args.shard) if args.shard else None
+    shard = parse_shard(args.shard) if args.shard is not None else None
     experiment = load_experiment(args.file)
     out = args.out or default_results_dir(experiment)
     summaries = run_experiment(experiment, out, jobs=args.jobs, backend=args.backend,
@@ -233,8 +233,29 @@ def cmd_status(args):
     if status.get("beyond"):
         print(f"kept beyond this size (read again if the run grows): {len(status['beyond'])} "
               f"chunk(s)")
-    print("complete" if status["complete"] else "incomplete: re-run the same command to resume")
+    if status.get("stray"):
+        print(f"stray files in {status['out']}/data (not chunks of this run; Parquet readers of "
+              f"the folder read them too): {', '.join(status['stray'])}")
+    if status.get("layout") == "legacy":
+        print("older layout: chunk files beside meta.json; the next command that writes to the "
+              "run moves them into data/")
+    print("complete" if status["complete"] else f"incomplete: {_resume_hint(status)}")
     return 0
+
+
+def _resume_hint(status) -> str:
+    """How to finish an incomplete run: the same command, or, for a run played in shards,
+    which shards still have chunks to play."""
+    shards = status.get("shards") or 1
+    lacking = sorted(status["missing"] + status["corrupt"])
+    if isinstance(shards, int) and shards > 1:
+        unfinished = sorted({chunk % shards + 1 for chunk in lacking})
+        named = ", ".join(f"{index}/{shards}" for index in unfinished)
+        return (f"the chunks of shard{'s' if len(unfinished) > 1 else ''} {named} are missing: "
+                f"run the same command with --shard {named.split(', ')[0]}"
+                + (" (and so on for each)" if len(unfinished) > 1 else "")
+                + ", or without --shard to play every missing chunk")
+    return "re-run the same command to resume"
 
 
 def cmd_hand(args):

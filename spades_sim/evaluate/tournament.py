@@ -18,10 +18,23 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.metrics import Z95
-from ..core.errors import EvaluationError
+from ..core.errors import EvaluationError, SpadesError
+from ..core.files import MAX_TEXT_BYTES, read_regular
 from ..core.rules import Rules
 from ..core.strategies import parse_strategy
-from .match import MatchResult, _match_rules, _number, _slug, _tag, _units, match
+from ..run import load_run, run_status
+from ..run.dataset import open_run
+from .match import (
+    MatchResult,
+    _match_rules,
+    _number,
+    _slug,
+    _tag,
+    _units,
+    match,
+    match_result,
+    match_spec,
+)
 from .ratings import ELO, Fit, bradley_terry, goodness_of_fit
 
 SUMMARY = "tournament.json"
@@ -152,20 +165,145 @@ def tournament_pairs(names, out) -> list[tuple[int, int, Path]]:
 
 
 def load_tournament(out) -> TournamentResult:
-    """A finished tournament read back from ``out/tournament.json`` (nothing is played)."""
+    """A finished tournament read back from ``out/tournament.json`` (nothing is played), every
+    match scored again from its run folder (each chunk verified, ``run.load_run``) and checked
+    against the summary: a summary whose numbers the runs do not give (edited, or a match
+    folder holding another run, an incomplete or a damaged one) is refused in one line, so no
+    table is ever built from numbers the runs do not hold."""
     path = Path(out) / SUMMARY
     try:
-        data = json.loads(path.read_text())
-        unit = "games" if "games" in data else "hands"
-        matches = [MatchResult.from_dict(m) for m in data["matches"]]
-        names = list(data["strategies"])
-        ratings, matrix = tournament_ratings(names, matches)
-        return TournamentResult(names, data["rules"], unit, int(data[unit]), data["seed"],
-                                str(Path(out).resolve()), matches, ratings, matrix)
+        data = json.loads(read_regular(path, MAX_TEXT_BYTES, EvaluationError))
     except FileNotFoundError:
         raise EvaluationError(f"{path}: no tournament summary here; play the tournament first")
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise EvaluationError(f"{path}: unreadable tournament summary ({error})")
+    except OSError as error:
+        raise EvaluationError(f"{path}: unreadable tournament summary "
+                              f"({error.strerror or error})")
+    except (ValueError, RecursionError):
+        raise EvaluationError(f"{path}: unreadable tournament summary (not JSON: empty or "
+                              f"damaged)")
+    names, rules, unit, count, seed = _summary_head(path, data)
+    pairs = tournament_pairs(names, out)
+    entries = data["matches"]
+    if not isinstance(entries, list) or len(entries) != len(pairs):
+        found = f"{len(entries)} matches" if isinstance(entries, list) else type(entries).__name__
+        raise EvaluationError(f"{path}: unusable tournament summary: 'matches' holds {found}, "
+                              f"a round robin of {len(names)} strategies has {len(pairs)}")
+    matches = []
+    for (i, j, folder), entry in zip(pairs, entries):
+        said = _said_match(path, entry, names[i], names[j])
+        matches.append(_verified_match(path, folder, said, rules, unit, count, seed))
+    ratings, matrix = tournament_ratings(names, matches)
+    return TournamentResult(names, rules, unit, count, seed, str(Path(out).resolve()),
+                            matches, ratings, matrix)
+
+
+def _summary_head(path: Path, data) -> tuple:
+    """``(strategies, rules, unit, count, seed)`` of a parsed summary, its shape checked."""
+    def bad(what):
+        return EvaluationError(f"{path}: unusable tournament summary: {what}")
+
+    if not isinstance(data, dict):
+        raise bad(f"expected a JSON object, found {type(data).__name__}")
+    for key in ("strategies", "rules", "seed", "matches"):
+        if key not in data:
+            raise bad(f"no {key!r}")
+    names = data["strategies"]
+    if (not isinstance(names, list) or len(names) < 2
+            or not all(isinstance(name, str) for name in names)):
+        raise bad(f"'strategies' is {json.dumps(names)[:60]}, expected a list of at least two "
+                  f"strategy names")
+    if len(set(names)) != len(names):
+        raise bad("'strategies' repeats a name")
+    if not isinstance(data["rules"], str):
+        raise bad("'rules' is not a preset name")
+    units = [key for key in ("games", "hands") if key in data]
+    if len(units) != 1:
+        raise bad("expected one of 'games' and 'hands'")
+    unit, count, seed = units[0], data[units[0]], data["seed"]
+    for key, value in ((unit, count), ("seed", seed)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise bad(f"{key!r} is {json.dumps(value)[:40]}, expected an integer >= 0")
+    return names, data["rules"], unit, count, seed
+
+
+def _said_match(path: Path, entry, a: str, b: str) -> MatchResult:
+    """The summary's entry of the match of ``a`` against ``b``, as a MatchResult."""
+    try:
+        said = MatchResult.from_dict(entry)
+    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        raise EvaluationError(f"{path}: unusable tournament summary: the match of {a} against "
+                              f"{b} is not a match result ({type(error).__name__}: {error})")
+    if (said.a, said.b) != (a, b):
+        raise EvaluationError(f"{path}: unusable tournament summary: the match of {a} against "
+                              f"{b} is listed as {said.a} against {said.b}")
+    return said
+
+
+#: The numbers of a match a summary must repeat from its run (floats to 1e-9, relative).
+_CHECKED = ("n", "played", "a_wins", "b_wins", "ties", "deals_a", "deals_b", "deals_tied",
+            "mean_diff", "sd_diff", "ci95")
+
+
+def _verified_match(path: Path, folder: Path, said: MatchResult, rules: str, unit: str,
+                    count: int, seed: int) -> MatchResult:
+    """The match scored again from its run in ``folder``, refused (one line) where the run is
+    not that match's, is not complete, or does not give the summary's numbers."""
+    where = f"{path}: the match of {said.a} against {said.b}"
+    try:
+        _, run = open_run(folder)
+        played_rules = run.configs[0].rules
+        expected = match_spec(parse_strategy(said.a), parse_strategy(said.b), played_rules,
+                              seed=seed, chunk_size=run.chunk_size, **{f"n_{unit}": count})
+        if run.identity() != expected.identity() or played_rules.preset_name != rules:
+            raise EvaluationError(f"{where}: {folder} holds another run than this match "
+                                  f"(another match's, or other rules, seed or size)")
+        status = run_status(folder)
+        if not status["complete"] or status["units"] != count:
+            raise EvaluationError(f"{where}: its run {folder} is not complete "
+                                  f"({status['done']}/{status['chunks']} chunks verified; "
+                                  f"spades-sim status {folder} says why); play the tournament "
+                                  f"again to finish it")
+        frame = load_run(folder, columns=["config", "duplicate", "hand_id", "game_id", "seat",
+                                          "side", "strategy", "score_before", "score_delta",
+                                          "game_over", "game_winner"])
+    except EvaluationError:
+        raise
+    except SpadesError as error:
+        raise EvaluationError(f"{where}: {error}")
+    result = match_result(frame, said.a, said.b, games=unit == "games", rules=rules, seed=seed,
+                          out=str(folder.resolve()))
+    result.rule_overrides = played_rules.overrides()
+    for name in _CHECKED:
+        mine, theirs = getattr(result, name), getattr(said, name)
+        if not _same(mine, theirs):
+            raise EvaluationError(f"{where}: the summary says {name} {_shown(theirs)}, its run "
+                                  f"gives {_shown(mine)} (edited?); play the tournament again "
+                                  f"to write its summary from the runs")
+    if json.loads(json.dumps(result.rule_overrides)) != said.rule_overrides:
+        raise EvaluationError(f"{where}: the summary's rule overrides are not those its run was "
+                              f"played with (edited?)")
+    return result
+
+
+def _same(mine, theirs) -> bool:
+    if isinstance(mine, tuple):
+        return (isinstance(theirs, tuple) and len(mine) == len(theirs)
+                and all(_same(m, t) for m, t in zip(mine, theirs)))
+    if isinstance(mine, float) or isinstance(theirs, float):
+        try:
+            mine, theirs = float(mine), float(theirs)
+        except (TypeError, ValueError):
+            return False
+        if mine != mine or theirs != theirs:
+            return mine != mine and theirs != theirs
+        return abs(mine - theirs) <= 1e-9 * max(1.0, abs(mine))
+    return type(mine) is type(theirs) and mine == theirs
+
+
+def _shown(value) -> str:
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_shown(v) for v in value) + ")"
+    return f"{value:+.4g}" if isinstance(value, float) else repr(value)
 
 
 def tournament(strategies, rules: Rules | str = "classic", *, n_games: int | None = None,

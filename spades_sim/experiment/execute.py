@@ -8,13 +8,16 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from contextlib import ExitStack
 from pathlib import Path
 
 from ..core.errors import ExperimentError, RunError
+from ..core.files import MAX_TEXT_BYTES, read_regular
 from ..evaluate import match_spec, tournament, tournament_pairs
 from ..evaluate.tournament import SUMMARY
 from ..run import RunSpec, execute, run_status
-from ..run.dataset import META, open_run, prepare_dir
+from ..run.dataset import META, check_dir, open_run, prepare_dir
+from ..run.locks import claim_share
 from .model import EXPERIMENT_COPY, TOURNAMENT_DIR, Experiment
 from .parse import load_experiment
 
@@ -55,12 +58,26 @@ def run_experiment(experiment: Experiment | str | Path, out=None, *, jobs: int =
         experiment = load_experiment(experiment)
     out = Path(out) if out is not None else default_results_dir(experiment)
     runs = experiment_runs(experiment, out)
-    # Refuse any different run before writing or playing anything: the folders that hold a
-    # run first (prepare_dir only checks those), then the new ones get their meta.json.
-    held = [run for run in runs if (run[2] / META).exists()]
-    for _, spec, folder in held + [run for run in runs if run not in held]:
-        prepare_dir(spec, folder, shard)
-    _write_text_atomic(out / EXPERIMENT_COPY, experiment.text)
+    # Refuse any different run before writing or playing anything (check_dir writes nothing),
+    # then hold every run's writer lock before writing its meta.json or the experiment's
+    # copy: a second `run` refused because the first holds them has changed nothing.
+    for _, spec, folder in runs:
+        check_dir(spec, folder)
+    with ExitStack() as held:
+        for _, spec, folder in runs:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise RunError(f"{folder}: cannot create the run folder ({error.strerror})")
+            held.enter_context(claim_share(folder, spec, shard, share=True))
+        for _, spec, folder in runs:
+            prepare_dir(spec, folder, shard)
+        _write_text_atomic(out / EXPERIMENT_COPY, experiment.text)
+        return _play_experiment(experiment, out, runs, jobs=jobs, backend=backend,
+                                scheduler=scheduler, quiet=quiet, shard=shard)
+
+
+def _play_experiment(experiment, out, runs, *, jobs, backend, scheduler, quiet, shard) -> dict:
     summaries = {}
     for name, spec, folder in runs:
         if name in experiment.modes:
@@ -159,11 +176,11 @@ def _scored(folder: Path, experiment: Experiment) -> bool:
     its size (a run that grew or was sharded has none yet, or an old one)."""
     said = experiment.tournament
     try:
-        data = json.loads((folder / SUMMARY).read_text())
+        data = json.loads(read_regular(folder / SUMMARY, MAX_TEXT_BYTES, RunError))
         return (data.get(said.unit) == said.n and data.get("seed") == experiment.seed
                 and list(data.get("strategies", ())) == list(said.names))
-    except (OSError, ValueError, AttributeError):
-        return False
+    except (OSError, ValueError, TypeError, AttributeError, RecursionError, RunError):
+        return False  # (then played again: the matches are read, not played, when done)
 
 
 def load_results_experiment(results_dir) -> Experiment:
@@ -172,16 +189,20 @@ def load_results_experiment(results_dir) -> Experiment:
     if not path.exists():
         raise ExperimentError(f"{results_dir}: no {EXPERIMENT_COPY}; not the results folder of "
                               f"an experiment (spades-sim run FILE makes one)")
+    try:  # (a FIFO or a device there would block the parser, or never end)
+        read_regular(path, MAX_TEXT_BYTES, ExperimentError)
+    except OSError as error:
+        raise ExperimentError(f"{path}: unreadable ({error.strerror or error})")
     return load_experiment(path)
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        if path.read_text(encoding="utf-8") == text:
+        if read_regular(path, MAX_TEXT_BYTES, ExperimentError).decode("utf-8") == text:
             return  # the shards of an array job all copy the same file
-    except (OSError, UnicodeDecodeError):
-        pass
+    except (OSError, UnicodeDecodeError, ExperimentError):
+        pass  # (replaced: a FIFO, a device or a directory there makes the rename fail)
     # a name of its own: shards on several machines may copy it at once (their pids may match)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")

@@ -159,10 +159,12 @@ def write_log(path_or_file, run) -> int:
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temp_name, path)
-    except BaseException:
+    except BaseException as error:
         try:
             os.unlink(temp_name)
         except OSError:
             pass
+        if isinstance(error, OSError):  # (a full disk: the write itself names no file)
+            raise HandLogError(f"hand log {path}: cannot write: {error.strerror or error}")
         raise
     return count

@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..analysis.metrics import ADJUSTMENTS
+from ..core.errors import RunError
 from ..experiment import (
     EXPERIMENT_COPY,
     TOURNAMENT_DIR,
@@ -133,6 +134,16 @@ def build_report(results_dir, reports_root="reports") -> Path:
     saved = read_results(results, load_results_experiment(results))
     experiment = saved.experiment  # its configurations as the runs say
     final = Path(reports_root) / experiment.name
+    try:
+        _build(saved, experiment, results, final)
+    except OSError as error:  # a full disk, a read-only folder: name what could not be written
+        where = f" ({error.filename})" if error.filename else ""
+        raise RunError(f"{final}: cannot write the report: {error.strerror or error}{where}")
+    return final / "index.html"
+
+
+def _build(saved: Results, experiment: Experiment, results: Path, final: Path) -> None:
+    """Write the report into a temporary folder beside ``final`` and swap it in whole."""
     final.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale(final)
     tmp = final.parent / f".{experiment.name}.tmp-{os.getpid()}"
@@ -166,7 +177,6 @@ def build_report(results_dir, reports_root="reports") -> Path:
         _swap_in(tmp, final)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return final / "index.html"
 
 
 def _analyses(saved: Results) -> list[str]:

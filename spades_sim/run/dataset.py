@@ -3,8 +3,8 @@
 ``meta.json`` holds the run's identity (seed, chunk size, configurations, engine hash: everything
 the results depend on but the size), its SHA-256 (the *run hash*), the run's size (``size``: the
 hands or games and chunks the latest command asked for), the library versions, the commit and the
-list of finished chunks with their checksums. Chunk ``c`` is ``chunk-000123.parquet``, in the tidy
-schema of ``core.schema.TIDY_COLUMNS`` (one row per hand, seat and configuration), and carries its
+list of finished chunks with their checksums. Chunk ``c`` is ``data/chunk-000123.parquet``, in the
+stored layout of ``run/layout.py`` (one row per hand and configuration), and carries its
 own provenance in its key-value metadata: the run hash, its index, its row count and the units
 (hands or games) it holds; ``meta.json`` lists the SHA-256 of each finished chunk file's bytes
 (``provenance.file_checksum``). A chunk counts as finished only when its provenance names this
@@ -46,10 +46,22 @@ import pyarrow.compute as pc
 
 from .. import __version__
 from ..core.errors import RunError, SpadesError
+from ..core.files import MAX_META_BYTES, read_regular
 from ..core.version import commit
-from .folder import CHUNK_PATTERN, CHUNK_RE, META, META_LOCK, _reason
+from .folder import (
+    CHUNK_NAME,
+    CHUNK_PATTERN,
+    CHUNK_RE,
+    DATA,
+    META,
+    META_LOCK,
+    _reason,
+    chunk_path,
+    find_chunk,
+    legacy_chunk_path,
+)
 from .layout import stored_schema, tidy_from_stored, write_parquet
-from .locks import Writer, _locked, writer_alive
+from .locks import Writer, _locked, live_writers, started_text, writer_alive
 from .memory import play_chunk_stored
 from .provenance import (
     KEY_CHUNK,
@@ -63,6 +75,7 @@ from .provenance import (
 from .spec import FORMAT_VERSION, RunSpec, identity_hash
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+_CHUNK_KEY = re.compile(r"[0-9]{1,9}")  # (ASCII digits: str.isdigit() takes "²", int() does not)
 
 
 def _versions() -> dict:
@@ -135,18 +148,33 @@ def _meta_problem(meta) -> str | None:
     if identity_hash(identity) != meta["identity_sha256"]:
         return "its identity does not match identity_sha256 (edited by hand?)"
     for key, value in meta["chunks"].items():
-        if not key.isdigit() or not isinstance(value, str) or not _HEX64.fullmatch(value):
+        if (not _CHUNK_KEY.fullmatch(key) or not isinstance(value, str)
+                or not _HEX64.fullmatch(value)):
             return f"chunks entry {key!r}: expected a chunk number and a SHA-256"
     return None
 
 
 def read_meta(out) -> dict:
     """The run folder's ``meta.json``, checked for shape (a one-line ``RunError`` otherwise)."""
+    return read_meta_stamped(out)[0]
+
+
+def read_meta_stamped(out) -> tuple[dict, tuple]:
+    """``(meta, stamp)``: :func:`read_meta`'s, and the stamp (inode, modification time, size)
+    of the very file it read (taken from the open file, so a ``meta.json`` replaced meanwhile
+    cannot pair its stamp with the older listing)."""
     path = Path(out) / META
+    stamp = []
     try:
-        text = path.read_bytes()
+        text = read_regular(path, MAX_META_BYTES, RunError, stamp=stamp)
     except FileNotFoundError:
+        writers = live_writers(out)
+        if writers:  # (a writer takes its lock before it writes meta.json)
+            raise RunError(f"{out}: {started_text(writers[0])}; no chunk is finished yet (no "
+                           f"{META} yet): wait a moment and look again")
         raise RunError(f"{out}: no {META}; not a run directory")
+    except RunError:
+        raise
     except OSError as error:
         raise RunError(f"{path}: unreadable run metadata ({_reason(error)})")
     try:
@@ -156,19 +184,26 @@ def read_meta(out) -> dict:
     problem = _meta_problem(meta)
     if problem:
         raise RunError(f"{path}: unusable run metadata: {problem}")
-    return meta
+    return meta, stamp[0]
 
 
 def open_run(out) -> tuple[dict, RunSpec]:
     """``(meta, spec)`` of a run folder; a one-line ``RunError`` when it holds no usable run."""
-    meta = read_meta(out)
+    meta, _, spec = open_run_stamped(out)
+    return meta, spec
+
+
+def open_run_stamped(out) -> tuple[dict, tuple, RunSpec]:
+    """``(meta, stamp, spec)``: :func:`open_run`'s, with meta.json's stamp
+    (:func:`read_meta_stamped`)."""
+    meta, stamp = read_meta_stamped(out)
     try:
         spec = RunSpec.from_identity(meta["identity"], meta["size"]["units"])
     except SpadesError as error:
         raise RunError(f"{Path(out) / META}: unusable run metadata: {error}")
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
         raise RunError(f"{Path(out) / META}: unusable run metadata: {_reason(error)}")
-    return meta, spec
+    return meta, stamp, spec
 
 
 def write_atomic(path: Path, data: bytes, suffix: str) -> None:
@@ -185,43 +220,75 @@ def write_atomic(path: Path, data: bytes, suffix: str) -> None:
     except OSError as error:
         tmp.unlink(missing_ok=True)
         raise RunError(f"{path}: cannot write: {_reason(error)}")
+    except BaseException:  # (an interrupt: no temporary left behind)
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _dump_meta(meta: dict) -> bytes:
     return json.dumps(meta, indent=2).encode()
 
 
-def prepare_dir(spec: RunSpec, out, shard: tuple[int, int] | None = None) -> None:
-    """Create ``out`` with the run's ``meta.json``, or check that it holds this very run (at
-    any size: ``meta.json``'s ``size`` becomes ``spec``'s, and ``shards`` the number of shards
-    ``shard`` splits it in, 1 without).
-
-    Refused (``RunError``): a folder of another run, a ``meta.json`` that is not one, and chunk
-    files without a ``meta.json`` (chunks of an unknown run are never adopted)."""
+def check_dir(spec: RunSpec, out) -> bool:
+    """Refuse (``RunError``), without writing anything, a folder ``out`` that cannot take the
+    run: one of another run, a ``meta.json`` that is not one, chunk files without a
+    ``meta.json`` (chunks of an unknown run are never adopted), a path that is not a folder.
+    True when ``out`` already holds the run (at any size)."""
     out = Path(out)
+    if not out.exists():
+        return False
+    if not out.is_dir():
+        raise RunError(f"{out}: not a folder; use another --out")
+    data = out / DATA
+    if os.path.lexists(data) and not data.is_dir():
+        raise RunError(f"{data}: not a folder (a run keeps its chunk files in it); move it "
+                       f"away")
+    try:
+        has_meta = os.path.lexists(out / META)
+    except OSError as error:
+        raise RunError(f"{out}: unreadable run folder ({_reason(error)})")
+    if has_meta:
+        meta = open_run(out)[0]
+        identity, existing = spec.identity(), meta["identity"]
+        if existing != identity:
+            differing = sorted(key for key in set(identity) | set(existing)
+                               if existing.get(key) != identity.get(key))
+            raise RunError(f"{out} holds another run (it differs in "
+                           f"{', '.join(differing)}); use another --out")
+        return True
+    try:
+        names = os.listdir(out) + (os.listdir(out / DATA) if (out / DATA).is_dir() else [])
+    except OSError as error:
+        raise RunError(f"{out}: unreadable run folder ({_reason(error)})")
+    chunks = [name for name in names if CHUNK_RE.fullmatch(name)]
+    if chunks:
+        raise RunError(f"{out} holds chunks of an unknown run ({len(chunks)} chunk files but "
+                       f"no {META}); use another --out")
+    return False
+
+
+def prepare_dir(spec: RunSpec, out, shard: tuple[int, int] | None = None) -> None:
+    """Give ``out`` the run's ``meta.json``, or check that it holds this very run (at any size:
+    ``meta.json``'s ``size`` becomes ``spec``'s, and ``shards`` the number of shards ``shard``
+    splits it in, 1 without). The caller holds the share's writer lock
+    (``locks.claim_share``): nothing is written before it is held, so a writer refused
+    because another one holds the lock has changed nothing.
+
+    Refused (``RunError``): as :func:`check_dir`."""
+    out = Path(out)
+    identity = spec.identity()
+    shards = int(shard[1]) if shard is not None else 1
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise RunError(f"{out}: cannot create the run folder ({_reason(error)})")
-    identity = spec.identity()
-    shards = int(shard[1]) if shard is not None else 1
     with _locked(out / META_LOCK):
-        if (out / META).exists():
+        if check_dir(spec, out):
             meta = open_run(out)[0]
-            existing = meta["identity"]
-            if existing != identity:
-                differing = sorted(key for key in set(identity) | set(existing)
-                                   if existing.get(key) != identity.get(key))
-                raise RunError(f"{out} holds another run (it differs in "
-                               f"{', '.join(differing)}); use another --out")
             if meta["size"] != spec.size() or meta.get("shards") != shards:
                 meta["size"], meta["shards"] = spec.size(), shards  # the run grows (or shrinks)
                 write_atomic(out / META, _dump_meta(meta), f"{uuid.uuid4().hex}.{os.getpid()}")
             return
-        chunks = sorted(p.name for p in out.iterdir() if CHUNK_RE.fullmatch(p.name))
-        if chunks:
-            raise RunError(f"{out} holds chunks of an unknown run ({len(chunks)} chunk files but "
-                           f"no {META}); use another --out")
         meta = {"identity": identity, "identity_sha256": identity_hash(identity),
                 "versions": _versions(), "commit": commit(),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -231,13 +298,18 @@ def prepare_dir(spec: RunSpec, out, shard: tuple[int, int] | None = None) -> Non
 
 
 class Listing:
-    """meta.json's list of finished chunks, read again when meta.json has been replaced since
-    (a writer finishing a chunk lists it before the file appears)."""
+    """meta.json's list of finished chunks, read again when a chunk file does not match it
+    and meta.json has been replaced since (a writer lists a chunk in meta.json, then renames
+    its file into place: a reader that read meta.json before the listing and the file after
+    the rename must look again). The stamp is the one of the very file the listing was read
+    from (:func:`read_meta_stamped`), so a meta.json replaced between reading it and taking
+    its stamp cannot hide a newer listing."""
 
-    def __init__(self, out: Path, meta: dict | None = None):
+    def __init__(self, out: Path, meta: dict | None = None, stamp=None):
         self.path = Path(out) / META
-        self.stamp = self._stamp()
-        self.chunks = (meta if meta is not None else read_meta(out))["chunks"]
+        if meta is None or stamp is None:
+            meta, stamp = read_meta_stamped(out)
+        self.stamp, self.chunks = stamp, meta["chunks"]
 
     def _stamp(self):
         try:
@@ -246,22 +318,58 @@ class Listing:
             return None
         return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
+    def refresh(self) -> bool:
+        """Read meta.json again if it was replaced since; whether it was."""
+        if self._stamp() == self.stamp:
+            return False
+        try:
+            meta, self.stamp = read_meta_stamped(self.path.parent)
+        except RunError:
+            return False
+        self.chunks = meta["chunks"]
+        return True
+
     def get(self, chunk: int, checksum: str | None = None) -> str | None:
         listed = self.chunks.get(str(chunk))
-        if listed != checksum and self._stamp() != self.stamp:
-            self.stamp = self._stamp()
-            try:
-                self.chunks = read_meta(self.path.parent)["chunks"]
-            except RunError:
-                pass
+        if listed != checksum and self.refresh():
             listed = self.chunks.get(str(chunk))
         return listed
 
 
+def _file_stamp(out: Path, chunk: int):
+    path = find_chunk(out, chunk)
+    try:
+        stat = os.lstat(path) if path is not None else None
+    except OSError:
+        return None
+    return None if stat is None else (str(path), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+
+#: Times a chunk that does not check is looked at again while its file or meta.json changes
+#: under the reader (a live writer placing it).
+CHECK_RETRIES = 3
+
+
+def checked_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk: int,
+                  keep: bool = False):
+    """:func:`~.provenance.check_chunk`, looked at again when the file does not check but it
+    or meta.json changed while it was read (a writer placing that chunk meanwhile): a run
+    being written is never refused for a chunk its writer has just finished."""
+    for _ in range(CHECK_RETRIES):
+        before = _file_stamp(out, chunk)
+        check = check_chunk(out, spec, run_hash, listing, chunk, keep=keep)
+        if check.state in ("done", "missing"):
+            return check
+        changed = _file_stamp(out, chunk) != before
+        if not (listing.refresh() or changed):
+            return check
+    return check
+
+
 def pending_chunks(out: Path, spec: RunSpec, chunks) -> list[int]:
     """The chunks of ``chunks`` that are not finished (missing, unreadable or foreign)."""
-    meta = read_meta(out)
-    listing = Listing(out, meta)
+    meta, stamp = read_meta_stamped(out)
+    listing = Listing(out, meta, stamp)
     run_hash = meta["identity_sha256"]
     return [c for c in chunks if check_chunk(out, spec, run_hash, listing, c).state != "done"]
 
@@ -316,9 +424,9 @@ def store_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
         **(table.schema.metadata or {}), KEY_RUN: own_hash.encode(),
         KEY_CHUNK: str(chunk).encode(), KEY_ROWS: str(table.num_rows).encode(),
         KEY_UNITS: str(units).encode()})
-    path = out / CHUNK_PATTERN.format(chunk)
+    path = chunk_path(out, chunk)
     suffix = writer.suffix if writer is not None else f"{uuid.uuid4().hex}.{os.getpid()}"
-    tmp = out / f".{path.name}.{suffix}.tmp"
+    tmp = out / f".{path.name}.{suffix}.tmp"  # (beside data/: it holds only finished chunks)
     try:
         sink = pa.BufferOutputStream()  # (the file in memory: checksummed, then written)
         write_parquet(table, sink)
@@ -346,7 +454,7 @@ def place_chunk(spec: RunSpec, out, stored: StoredChunk,
     its lock (the temporary file is removed)."""
     out = Path(out)
     chunk = stored.chunk
-    path, tmp = out / CHUNK_PATTERN.format(chunk), out / stored.tmp
+    path, tmp = chunk_path(out, chunk), out / stored.tmp
     suffix = writer.suffix if writer is not None else f"{uuid.uuid4().hex}.{os.getpid()}"
     try:
         if writer is not None and not writer_alive(out, writer):
@@ -358,8 +466,10 @@ def place_chunk(spec: RunSpec, out, stored: StoredChunk,
                 raise RunError(f"{out / META}: the run's identity changed while it was played")
             listed = {**meta["chunks"], str(chunk): stored.checksum}
             meta["chunks"] = dict(sorted(listed.items(), key=lambda item: int(item[0])))
+            path.parent.mkdir(exist_ok=True)
             write_atomic(out / META, _dump_meta(meta), suffix)
             os.replace(tmp, path)
+            legacy_chunk_path(out, chunk).unlink(missing_ok=True)  # (the older layout's copy)
     except OSError as error:
         tmp.unlink(missing_ok=True)
         raise RunError(f"{path}: cannot write chunk {chunk}: {_reason(error)}")
@@ -386,7 +496,7 @@ def load_run(out, columns=None) -> pd.DataFrame:
     is exactly that of a fresh run of this size; chunks beyond it are not read.
     """
     out = Path(out)
-    meta, spec = open_run(out)
+    meta, stamp, spec = open_run_stamped(out)
     types = spec.column_types
     if columns is not None:
         columns = list(columns)
@@ -397,20 +507,20 @@ def load_run(out, columns=None) -> pd.DataFrame:
                 played = " (the cards column needs a run played with --cards)"
             raise RunError(f"{out}: no column {unknown[0]!r} in this run; its columns are "
                            f"{', '.join(types)}{played}")
-    listing = Listing(out, meta)
+    listing = Listing(out, meta, stamp)
     run_hash = meta["identity_sha256"]
     tables = []
     for chunk in range(spec.n_chunks):
-        path = out / CHUNK_PATTERN.format(chunk)
-        check = check_chunk(out, spec, run_hash, listing, chunk, keep=True)
+        check = checked_chunk(out, spec, run_hash, listing, chunk, keep=True)
         if check.state in ("missing", "short"):
             continue
+        path = find_chunk(out, chunk) or chunk_path(out, chunk)
         if check.state == "unreadable":
-            print(f"spades-sim: skipping {path.name}: {check.why}", file=sys.stderr)
+            print(f"spades-sim: skipping {CHUNK_PATTERN.format(chunk)}: {check.why}",
+                  file=sys.stderr)
             continue
         if check.state == "foreign":
-            raise RunError(f"{path}: refused: {check.why}; re-run the run's command to play "
-                           f"chunk {chunk} again")
+            raise RunError(f"{path}: refused: {check.why}; {replay_advice(out, chunk)}")
         table = check.table
         first, count = spec.chunk_range(chunk)
         if check.units > count:  # the whole chunk of a larger size: its first units only
@@ -428,15 +538,27 @@ def chunk_frame(spec: RunSpec, table: pa.Table, columns=None) -> pd.DataFrame:
 
 
 
+def replay_advice(out: Path, chunk: int) -> str:
+    """What to do about chunk ``chunk`` that is not the run's: wait for a live writer of the
+    run (it may be placing it), or play it again."""
+    writers = live_writers(out)
+    if writers:
+        return f"{started_text(writers[0])}: read it again when that has finished"
+    return f"re-run the run's command to play chunk {chunk} again"
+
+
 def run_status(out) -> dict:
-    """Progress of a run directory: chunks done, missing and corrupt (with why), units done."""
+    """Progress of a run directory: chunks done, missing and corrupt (with why), units done;
+    ``stray``: files in ``data/`` that are not chunks of the run (Parquet readers of the folder
+    would read or trip on them); ``layout``: ``data`` or ``legacy`` (chunks beside
+    meta.json)."""
     out = Path(out)
-    meta, spec = open_run(out)
-    listing = Listing(out, meta)
+    meta, stamp, spec = open_run_stamped(out)
+    listing = Listing(out, meta, stamp)
     run_hash = meta["identity_sha256"]
     done, corrupt, missing, problems = [], [], [], {}
     for chunk in range(spec.n_chunks):
-        check = check_chunk(out, spec, run_hash, listing, chunk)
+        check = checked_chunk(out, spec, run_hash, listing, chunk)
         if check.state == "done":
             done.append(chunk)
         elif check.state in ("missing", "short"):
@@ -446,9 +568,27 @@ def run_status(out) -> dict:
             problems[CHUNK_PATTERN.format(chunk)] = check.why
     units_done = sum(spec.chunk_range(c)[1] for c in done)
     beyond = sorted(int(c) for c in meta["chunks"] if int(c) >= spec.n_chunks)
-    return {"out": str(out), "seed": spec.seed, "unit": spec.unit_name, "units": spec.units,
+    stray = _stray_files(out)
+    legacy = any(find_chunk(out, c) == legacy_chunk_path(out, c) for c in range(spec.n_chunks))
+    return {"layout": "legacy" if legacy else "data", "stray": stray,
+            "out": str(out), "seed": spec.seed, "unit": spec.unit_name, "units": spec.units,
             "units_done": units_done, "chunk_size": spec.chunk_size, "chunks": spec.n_chunks,
             "done": len(done), "missing": missing, "corrupt": corrupt, "problems": problems,
             "configs": [c.name for c in spec.configs], "complete": len(done) == spec.n_chunks,
             "shards": meta.get("shards", 1), "beyond": beyond}
 
+
+
+def _stray_files(out: Path) -> list[str]:
+    """Names in ``out/data`` that are not chunk file names (``chunk-NNNNNN.parquet``, of any
+    chunk: those beyond the run's size are kept), at most 20."""
+    try:
+        names = sorted(os.listdir(out / DATA))
+    except OSError:
+        return []
+    stray = []
+    for name in names:  # (a chunk file that does not check is the chunk's problem, not stray)
+        match = CHUNK_RE.fullmatch(name)
+        if match is None or name != CHUNK_NAME.format(int(match.group(1))):
+            stray.append(name)
+    return stray[:20]

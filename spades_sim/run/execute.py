@@ -7,15 +7,21 @@ plays (``locks.claim_share``), and workers stop when that lock's holder is gone.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import threading
 import time
+import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..core.errors import RunError
 from ..core.limits import MAX_JOBS
 from ..core.rules import preset
 from .dataset import (
+    check_dir,
     pending_chunks,
     place_chunk,
     prepare_dir,
@@ -23,6 +29,7 @@ from .dataset import (
     store_chunk,
     write_chunk,
 )
+from .folder import _reason
 from .heap import keep_heap_in_worker
 from .locks import claim_share
 from .memory import play_chunk, play_chunk_stored
@@ -126,8 +133,13 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
     out = Path(out).resolve()  # workers may run elsewhere (another directory, a Dask node)
     client = _connect(scheduler) if backend == "dask" and scheduler is not None else None
     try:
-        prepare_dir(spec, out, shard)
+        check_dir(spec, out)  # (another run: refused before anything is written)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise RunError(f"{out}: cannot create the run folder ({_reason(error)})")
         with claim_share(out, spec, shard) as writer:
+            prepare_dir(spec, out, shard)  # (under the lock: a refused writer wrote nothing)
             return _execute(spec, out, writer, jobs, backend, client, shard, quiet)
     finally:
         if client is not None:
@@ -265,9 +277,35 @@ def _warm_in_subprocess(games: bool, search: bool = False, par: bool = False) ->
 
 def _store(task):
     """A worker's part of a chunk: play it and write its file under a temporary name."""
+    _watch_parent()
     keep_heap_in_worker()  # (the next chunk reuses this one's pages: ``run/heap.py``)
     spec, out, chunk, writer, run_hash = task
     return chunk, store_chunk(spec, out, chunk, writer, run_hash)
+
+
+#: Seconds between a worker's looks at whether the process that started it is still there.
+PARENT_POLL = 1.0
+_WATCHING: list = []
+
+
+def _watch_parent() -> None:
+    """In a worker process: a daemon thread that ends the process when its parent is gone (a
+    run killed with SIGKILL cannot stop its workers, and a worker in the middle of a long chunk
+    would otherwise play it to the end, holding a few hundred MB, before it saw its writer's
+    lock gone). The kernels release the GIL, so the thread runs while a chunk plays; the
+    temporary file a worker leaves is removed by the next writer to start."""
+    if _WATCHING:
+        return
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="spades-sim-parent-watch", daemon=True)
+    thread.start()
+    _WATCHING.append(thread)
 
 
 def _pipelined(tasks):
@@ -305,13 +343,43 @@ def _run_chunks(tasks, jobs, backend, client):
         yield (chunk, 0) if stored is None else place_chunk(spec, out, stored, writer)
 
 
+@contextmanager
+def _quiet_abort():
+    """No joblib warning when the run stops early (an interrupt, a refused chunk): joblib warns
+    that the tasks it had started were cancelled, which is what stopping means here."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning,
+                                message=r".*tasks? (have|has) been successfully executed")
+        yield
+
+
+@contextmanager
+def _terminate_as_interrupt():
+    """While the workers play, SIGTERM (a batch system's stop) stops the run as an interrupt
+    does: joblib then shuts its workers down instead of leaving them idle behind a dead
+    parent. Only in the main thread (where signal handlers can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _stored_chunks(tasks, jobs, backend, client):
     """``(chunk, StoredChunk or None)`` of every task, played by the workers."""
     from joblib import Parallel, delayed, parallel_config
 
     calls = (delayed(_store)(task) for task in tasks)
     if backend == "loky":
-        with parallel_config(backend="loky", n_jobs=jobs):
+        with parallel_config(backend="loky", n_jobs=jobs), _quiet_abort(), \
+                _terminate_as_interrupt():
             yield from Parallel(return_as="generator_unordered")(calls)
         return
     cluster = None

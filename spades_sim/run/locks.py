@@ -26,6 +26,8 @@ from .folder import (
     WRITER_LOCK,
     WRITER_RE,
     _reason,
+    chunk_path,
+    legacy_chunk_path,
 )
 from .spec import RunSpec, shard_chunks
 
@@ -87,6 +89,35 @@ def _locked(path: Path, wait: float = LOCK_WAIT):
         _release(fd, path)
 
 
+@contextmanager
+def hold_lock(path: Path, what: str):
+    """Hold the lock file ``path`` (with this process's pid, host and start time in it) for a
+    long job, or raise a ``RunError`` naming its live holder: ``<what> is being written by pid
+    42 on host since ...``."""
+    path = Path(path)
+    fd = _acquire(path, wait=0.0)
+    if fd is None:
+        try:
+            holder = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            info = {}
+        else:
+            info = _lock_info(holder)
+            os.close(holder)
+        who = (f"pid {info['pid']} on {info['host']}" if "pid" in info and "host" in info
+               else "another process")
+        since = f" since {info['started']}" if "started" in info else ""
+        raise RunError(f"{what} is being written by {who}{since}; wait for it to finish, or "
+                       f"stop it and run the command again to resume")
+    try:
+        info = {"pid": os.getpid(), "host": socket.gethostname(),
+                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        os.pwrite(fd, json.dumps(info).encode(), 0)
+        yield
+    finally:
+        _release(fd, path)
+
+
 def _lock_info(fd: int) -> dict:
     try:
         info = json.loads(os.pread(fd, 65536, 0) or b"{}")
@@ -133,6 +164,45 @@ def _share_text(shard) -> str:
     return "the whole run" if count == 1 else f"shard {index}/{count}"
 
 
+def started_text(info: dict) -> str:
+    """``the run is being written by pid 42 on host since ... (the whole run)``."""
+    shard = info.get("shard") or [1, 1]
+    who = (f"pid {info['pid']} on {info['host']}" if "pid" in info and "host" in info
+           else "another process")
+    since = f" since {info['started']}" if "started" in info else ""
+    try:
+        share = _share_text(shard)
+    except (TypeError, ValueError):
+        share = "a share of it"
+    return f"the run is being written by {who}{since} ({share})"
+
+
+def live_writers(out) -> list[dict]:
+    """The lock information of every writer that holds its lock in ``out`` (read only: a
+    reader removes nothing)."""
+    live = []
+    try:
+        names = sorted(os.listdir(out))
+    except OSError:
+        return live
+    for name in names:
+        if not WRITER_RE.fullmatch(name):
+            continue
+        try:
+            fd = os.open(Path(out) / name, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            live.append(_lock_info(fd))
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return live
+
+
 def _busy(out: Path, info: dict) -> RunError:
     shard = info.get("shard") or [1, 1]
     who = (f"pid {info['pid']} on {info['host']}" if "pid" in info and "host" in info
@@ -168,15 +238,28 @@ def _live_writers(out: Path, exclude: str) -> list[dict]:
     return live
 
 
+#: The shares held with ``share=True`` in this process (lock path -> Writer): claiming one again
+#: gives the same writer (an experiment holds its runs' locks while it writes their meta.json
+#: and its copy of the file, then plays them through the calls that claim each run).
+_HELD: dict = {}
+
+
 @contextmanager
-def claim_share(out: Path, spec: RunSpec, shard: tuple[int, int] | None):
+def claim_share(out: Path, spec: RunSpec, shard: tuple[int, int] | None, share: bool = False):
     """Hold the lock of ``shard``'s share of the run in ``out`` (a ``Writer``), or raise a
     ``RunError`` naming the live writer (pid, host) of the same chunks. On entry, removes the
-    temporaries that no live writer owns."""
+    temporaries that no live writer owns, and moves the share's chunk files of the older
+    layout (beside meta.json) into ``data/``. Nothing else is written before the lock is held:
+    a refused writer leaves the folder as it was. With ``share``, a later claim of the same
+    share in this process, while this one holds it, gets the same writer."""
     out = Path(out)
-    share = tuple(shard) if shard is not None else (1, 1)
-    lock_name = WRITER_LOCK.format(*share)
+    shares = tuple(shard) if shard is not None else (1, 1)
+    lock_name = WRITER_LOCK.format(*shares)
     path = out / lock_name
+    key = str(path.resolve())
+    if key in _HELD:
+        yield _HELD[key]
+        return
     writer = Writer(uuid.uuid4().hex, lock_name)
     with _locked(out / START_LOCK):
         others = _live_writers(out, exclude=lock_name)
@@ -203,24 +286,43 @@ def claim_share(out: Path, spec: RunSpec, shard: tuple[int, int] | None):
                     raise _busy(out, info)
             info = {"pid": os.getpid(), "host": socket.gethostname(),
                     "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                    "shard": list(share), "token": writer.token}
+                    "shard": list(shares), "token": writer.token}
             try:
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, json.dumps(info).encode(), 0)
             except OSError as error:
                 raise RunError(f"{path}: cannot write: {_reason(error)}")
             _remove_temporaries(out, {writer.token} | {o.get("token") for o in others})
+            _move_legacy_chunks(out, mine)
         except BaseException:
             _release(fd, path)
             raise
+    if share:
+        _HELD[key] = writer
     try:
         yield writer
     finally:
+        if share:
+            _HELD.pop(key, None)
         try:
             _remove_temporaries(out, set(), only={writer.token})
         except OSError:  # the folder went away: nothing to tidy
             pass
         _release(fd, path)
+
+
+def _move_legacy_chunks(out: Path, chunks) -> None:
+    """Move ``chunks``' files of the older layout (beside meta.json) into ``data/``, where
+    there is no file of that chunk yet (the same bytes: meta.json's checksums still hold)."""
+    for chunk in chunks:
+        old, new = legacy_chunk_path(out, chunk), chunk_path(out, chunk)
+        if not os.path.lexists(old) or os.path.lexists(new):
+            continue
+        try:
+            new.parent.mkdir(exist_ok=True)
+            os.replace(old, new)
+        except OSError as error:
+            raise RunError(f"{old}: cannot move it into {new.parent}: {_reason(error)}")
 
 
 def _remove_temporaries(out: Path, live: set, only: set | None = None) -> None:

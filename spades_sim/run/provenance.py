@@ -11,7 +11,6 @@ is.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,9 +18,11 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..core.errors import RunError
+from ..core.files import read_regular
 from ..core.par import NULLABLE_COLUMNS
 from ..core.schema import TIDY_TYPES
-from .folder import CHUNK_PATTERN, META, _reason
+from .folder import META, _reason, find_chunk
 from .spec import RunSpec
 
 if TYPE_CHECKING:  # meta.json's listing lives with meta.json
@@ -88,6 +89,16 @@ def expected_rows(spec: RunSpec, chunk: int, count: int | None = None) -> int | 
     return count * len(spec.configs) * copies  # one row per hand (``run/layout.py``)
 
 
+def chunk_limit(spec: RunSpec) -> int:
+    """The most bytes a chunk file of ``spec`` can hold: its most rows (a games run's games at
+    their hand cap) at 9 bytes a stored column, and room for the footer. A larger file is not
+    the run's chunk, and is not read (a sparse file, a link to a huge one)."""
+    hands = max(config.rules.hand_cap for config in spec.configs) if spec.games_mode else 1
+    copies = 2 if spec.duplicate else 1
+    rows = spec.chunk_size * len(spec.configs) * copies * hands
+    return rows * 9 * len(spec.stored_types) + (1 << 20)
+
+
 @dataclass
 class ChunkCheck:
     """What a chunk file is: ``done``, ``missing``, ``unreadable`` (truncated, damaged: no
@@ -108,18 +119,27 @@ def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk
     (run hash, index, units, rows) and the run schema; a file whose checksum is not the listed
     one is read whole (page checksums) to say what it is: unreadable, or not this run's chunk.
     With ``keep``, a finished chunk's table comes back too."""
-    path = Path(out) / CHUNK_PATTERN.format(chunk)
-    if not os.path.lexists(path):
+    path = find_chunk(out, chunk)
+    if path is None:
         return ChunkCheck("missing")
     try:
-        data = path.read_bytes()
+        data = read_regular(path, chunk_limit(spec), RunError)
+    except RunError as error:  # a FIFO, a device, a directory, too large
+        return ChunkCheck("foreign", str(error).split(": refused: ", 1)[-1])
+    except OSError as error:  # a dangling link, no permission
+        return ChunkCheck("unreadable", f"unreadable ({_reason(error)})")
+    try:
         checksum = file_checksum(data)
         listed = listing.get(chunk, checksum) == checksum
         parquet = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
         try:
             metadata = parquet.metadata
             kv = metadata.metadata or {}
-            table = parquet.read() if keep or not listed else None
+            # A file that is not the listed one is read on this thread alone: it is read only
+            # to say what it is, and a command that then ends at once (``spades-sim hand`` on a
+            # foreign chunk) must not exit while Arrow's pool threads are still decoding it.
+            table = (parquet.read() if listed and keep
+                     else parquet.read(use_threads=False) if not listed else None)
             schema = parquet.schema_arrow
         finally:
             parquet.close()

@@ -20,10 +20,9 @@ import numpy as np
 
 from ..core import schema
 from ..core.errors import RunError
-from .dataset import Listing, chunk_frame, open_run
+from .dataset import Listing, checked_chunk, chunk_frame, open_run_stamped, replay_advice
 from .folder import CHUNK_PATTERN
 from .memory import Run, _rotated, play_games, simulate_hands
-from .provenance import check_chunk
 
 # The dataset's columns a replayed hand is checked against (``cards`` too when the run has it).
 _CHECKED = ("config", "duplicate", "hand_id", "game_id", "dealer", "seat", "bid", "tricks",
@@ -65,7 +64,7 @@ def replay_hand(out, hand: int, *, config: str | None = None, game: int | None =
     that does not give the dataset's row.
     """
     out = Path(out)
-    meta, spec = open_run(out)
+    meta, stamp, spec = open_run_stamped(out)
     names = [c.name for c in spec.configs]
     if config is None:
         if len(names) > 1:
@@ -93,7 +92,8 @@ def replay_hand(out, hand: int, *, config: str | None = None, game: int | None =
         unit = hand
         if unit >= spec.units:
             raise RunError(f"{out}: no hand {unit}: the run has hands 0..{spec.units - 1}")
-    rows = _dataset_rows(out, meta, spec, unit, chosen.name, duplicate, hand, game)
+    rows = _dataset_rows(out, Listing(out, meta, stamp), meta, spec, unit, chosen.name,
+                         duplicate, hand, game)
     strategies = _rotated(chosen.strategies, 1 if duplicate else 0)
     if spec.games_mode:
         run = play_games(chosen.rules, strategies, 1, spec.seed, record_plays=True,
@@ -114,17 +114,17 @@ def replay_hand(out, hand: int, *, config: str | None = None, game: int | None =
                          unit if spec.games_mode else None, spec.cards)
 
 
-def _dataset_rows(out, meta, spec, unit, config, duplicate, hand, game):
+def _dataset_rows(out, listing, meta, spec, unit, config, duplicate, hand, game):
     """The dataset's rows of the hand (one per seat, by seat), from the chunk holding it."""
     chunk = unit // spec.chunk_size
-    check = check_chunk(out, spec, meta["identity_sha256"], Listing(out, meta), chunk, keep=True)
+    check = checked_chunk(out, spec, meta["identity_sha256"], listing, chunk, keep=True)
     what = f"game {unit}" if spec.games_mode else f"hand {unit}"
     if check.state == "missing":
         raise RunError(f"{out}: {what} is in chunk {chunk}, which is not played yet (re-run "
                        f"the run's command to resume it)")
     if check.state != "done":
-        raise RunError(f"{out / CHUNK_PATTERN.format(chunk)}: {check.why}; re-run the run's "
-                       f"command to play chunk {chunk} again")
+        raise RunError(f"{out / CHUNK_PATTERN.format(chunk)}: {check.why}; "
+                       f"{replay_advice(out, chunk)}")
     columns = list(_CHECKED) + (["cards"] if spec.cards else [])
     frame = chunk_frame(spec, check.table, columns)
     mask = (frame["config"] == config) & (frame["duplicate"] == duplicate)

@@ -36,18 +36,22 @@ import numpy as np
 
 from .. import __version__
 from ..core.errors import SpadesError
+from ..core.files import MAX_TEXT_BYTES, read_regular
 from ..core.limits import MAX_UNITS
 from ..core.rules import Rules, build_rules
 from ..core.seeding import check_seed
 from ..core.strategies import parse_strategy
 from ..game.plugins import check_plugins
 from ..run.dataset import write_atomic
+from ..run.locks import hold_lock
 from .scoring import generation_seed, holdout_seed
 from .space import SCALE, Space, build_space
 from .workers import Workers, uses_search
 
 SETTINGS = "settings.json"
 STATE = "state.pkl"
+LOCK = ".tune.lock"  # held by the tuning writing the folder
+MAX_STATE_BYTES = 1 << 30
 HISTORY = "history"
 HOLDOUT = "holdout.json"
 # CMA-ES's first step: a tenth of every parameter's range. A local search around the start: a
@@ -130,8 +134,8 @@ def _check_settings(out: Path, settings: dict) -> None:
         atomic_write(path, json.dumps(settings, indent=2) + "\n")
         return
     try:
-        saved = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
+        saved = json.loads(read_regular(path, MAX_TEXT_BYTES, TuneError))
+    except (OSError, ValueError, RecursionError) as error:
         raise TuneError(f"{path}: cannot be read ({error}); not a tuning folder")
     if saved != settings:
         keys = [key for key in sorted(set(saved) | set(settings))
@@ -142,16 +146,46 @@ def _check_settings(out: Path, settings: dict) -> None:
                         f"here); give another --out or the same settings")
 
 
+#: What a saved state holds: its keys and their types (``es``: a CMA-ES object).
+_STATE_KEYS = {"generation": int, "records": list, "summaries": list, "stop": dict}
+
+
 def _load_state(out: Path):
     path = out / STATE
-    if not path.exists():
+    if not os.path.lexists(path):
         return None
     try:
-        with open(path, "rb") as file:
-            return pickle.load(file)
+        state = pickle.loads(read_regular(path, MAX_STATE_BYTES, TuneError))
+    except TuneError:
+        raise
     except Exception as error:  # a state written by a very different version, or damaged
         raise TuneError(f"{path}: cannot be read ({type(error).__name__}: {error}); remove the "
                         f"folder to start again")
+    problem = _state_problem(state)
+    if problem:
+        raise TuneError(f"{path}: not a tuning state ({problem}); remove the folder to start "
+                        f"again")
+    return state
+
+
+def _state_problem(state) -> str | None:
+    """What is wrong with the shape of an unpickled state (None when nothing)."""
+    import cma
+
+    if not isinstance(state, dict):
+        return f"a {type(state).__name__}, not a dict"
+    for key, kind in _STATE_KEYS.items():
+        if key not in state:
+            return f"no {key!r}"
+        if not isinstance(state[key], kind) or isinstance(state[key], bool):
+            return f"{key!r} is a {type(state[key]).__name__}, not a {kind.__name__}"
+    if state["generation"] < 0:
+        return "a negative generation"
+    if not isinstance(state.get("es"), cma.CMAEvolutionStrategy):
+        return "no CMA-ES object under 'es'"
+    if len(state["summaries"]) < min(state["generation"], 1):
+        return "fewer summaries than generations"
+    return None
 
 
 def _write_history(out: Path, records: list, space: Space, opponents: list[str]) -> None:
@@ -237,8 +271,6 @@ def tune(family: str, rules: Rules | str = "classic", *, against, rule_overrides
     ``scheduler``: where the games are played (the numbers never depend on it); ``out``: the
     folder (default under ``results/``); ``quiet``: no progress lines on stderr.
     """
-    import cma
-
     rules_obj = _rules(rules, rule_overrides)
     space = build_space(family, params, start, rules_obj)
     opponents = _opponents(against)
@@ -260,6 +292,19 @@ def tune(family: str, rules: Rules | str = "classic", *, against, rule_overrides
         "tuned": "cma-es mean",
     }
     out = Path(out) if out is not None else default_out(settings)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TuneError(f"{out}: cannot create the tuning folder ({error.strerror or error})")
+    with hold_lock(out / LOCK, f"{out} (a tuning)"):  # one tuning writes a folder at a time
+        return _tune_locked(out, settings, space, opponents, rules_obj, generations, popsize,
+                            boards, holdout_boards, seed, sigma, jobs, backend, scheduler, quiet)
+
+
+def _tune_locked(out, settings, space, opponents, rules_obj, generations, popsize, boards,
+                 holdout_boards, seed, sigma, jobs, backend, scheduler, quiet) -> TuneResult:
+    import cma
+
     search = uses_search([space.start, *opponents])
     workers = Workers(jobs, backend, scheduler, search)  # (a scheduler is reached first)
     try:
@@ -344,9 +389,13 @@ def _holdout(out: Path, state, tuned, opponents, rules, seed, n_boards, workers)
 
     path = out / HOLDOUT
     key = {"generation": state["generation"], "spec": tuned.spec(), "boards": n_boards}
-    if path.exists():
-        saved = json.loads(path.read_text())
-        if saved.get("key") == key:
+    if os.path.lexists(path):
+        try:
+            saved = json.loads(read_regular(path, MAX_TEXT_BYTES, TuneError))
+        except (OSError, ValueError, RecursionError) as error:
+            raise TuneError(f"{path}: cannot be read ({error}); remove it to play the held-out "
+                            f"boards again")
+        if isinstance(saved, dict) and saved.get("key") == key:
             return saved["results"]
     board_seed = holdout_seed(seed)
     diffs = workers.differences([(tuned, opponent) for opponent in opponents], rules,
