@@ -443,14 +443,14 @@ def _paths(value, path=()):
 def test_the_line_scanner_finds_every_key_and_value():
     import tomllib
 
-    from spades_sim.experiment.parse import _Lines
+    from spades_sim.experiment.lines import Lines
 
     texts = [TRICKY, VALID] + [path.read_text() for path in (ROOT / "experiments").glob("*.toml")]
     for text in texts:
-        lines = _Lines(text)
+        lines = Lines(text)
         missing = [path for path in _paths(tomllib.loads(text)) if path not in lines.where]
         assert missing == [(), ]  # the document itself has no position
-    lines = _Lines(TRICKY)
+    lines = Lines(TRICKY)
     assert [lines.line(*path) for path in (
         ("a",), ("b.c",), ("d", "e", "f"), ("g",), ("h", 2, "j", "k", 1), ("h", 3), ("t",),
         ("u", 4), ("config", 0, "rule", "nil"), ("config", 0, "sub", "x"), ("config", 1),

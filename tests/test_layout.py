@@ -10,7 +10,7 @@ from spades_sim.core.seeding import stream_keys
 from spades_sim.game import dispatch
 from spades_sim.run import layout
 from spades_sim.run.frames import tidy_frame
-from spades_sim.run.memory import _categorical, _home_seats, _rotated
+from spades_sim.run.memory import _categorical, _home_seats, rotated_strategies
 from spades_sim.run.spec import RunSpec, make_config
 
 CONFIGS = [make_config(name, preset(name), ["heuristic", "random"] * 2
@@ -27,7 +27,7 @@ def _both(games_mode: bool, duplicate: bool):
         if duplicate and config.rules.players != 4:
             continue
         for copy in (False, True) if duplicate else (False,):
-            strategies = _rotated(config.strategies, 1 if copy else 0)
+            strategies = rotated_strategies(config.strategies, 1 if copy else 0)
             if games_mode:  # (chunk 2 of 6 games, or of 200 hands)
                 hands, games = dispatch.play_games(config.rules, strategies, keys, 12, 6, False)
             else:

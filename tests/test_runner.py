@@ -678,10 +678,9 @@ def test_every_user_error_is_a_spades_error():
 def test_a_failed_warm_up_is_one_line_and_not_fatal(monkeypatch, capsys):
     # The warm-up runs in a subprocess before the workers start; if it fails, the run goes on
     # (each worker compiles its own kernels) with a one-line note instead of a traceback.
-    import importlib
+    from spades_sim.run import cluster
 
-    execute = importlib.import_module("spades_sim.run.execute")  # the module, not the function
-    monkeypatch.setattr(execute.sys, "executable", "/bin/false")
-    execute._warm_in_subprocess(False, par=True)
+    monkeypatch.setattr(cluster.sys, "executable", "/bin/false")
+    cluster.warm_in_subprocess(False, par=True)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "warm-up failed" in err

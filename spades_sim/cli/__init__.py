@@ -37,14 +37,14 @@ from .commands import (
     cmd_tune,
 )
 from .options import (
-    _add_rules,
-    _add_run_options,
-    _add_strategy,
-    _index,
-    _jobs,
-    _Parser,
-    _seed,
-    _units,
+    Parser,
+    add_rules,
+    add_run_options,
+    add_strategy,
+    index_type,
+    jobs_type,
+    seed_type,
+    units_type,
 )
 
 #: Commands that play no chunk (and need not load the run layer to start).
@@ -54,24 +54,24 @@ SEED_HELP = "the seed: the same seed gives the same results whatever --jobs (def
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="spades-sim", description="Monte Carlo simulation of Spades.")
+    parser = Parser(prog="spades-sim", description="Monte Carlo simulation of Spades.")
     parser.add_argument("--version", action="version", version=f"spades-sim {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="on an error, print the traceback (a plug-in's own) too")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     for name, unit, default, func, help_text in (
         ("simulate", "--hands", 100_000, cmd_simulate, "play independent hands and summarise them"),
         ("games", "--games", 1000, cmd_games, "play whole games to the target"),
     ):
         play = sub.add_parser(name, help=help_text)
-        _add_rules(play, several=True)
-        _add_strategy(play)
-        play.add_argument(unit, type=_units, default=default,
+        add_rules(play, several=True)
+        add_strategy(play)
+        play.add_argument(unit, type=units_type, default=default,
                           help=f"how many {unit[2:]} to play (default {default:,})")
-        play.add_argument("--seed", type=_seed, default=0,
+        play.add_argument("--seed", type=seed_type, default=0,
                           help=SEED_HELP)
-        play.add_argument("--jobs", type=_jobs, default=1,
+        play.add_argument("--jobs", type=jobs_type, default=1,
                           help="worker processes on this machine (default 1)")
         play.add_argument("--log", metavar="FILE",
                           help="write a hand log (JSON Lines) to FILE, a regular file written "
@@ -79,12 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
                                "- writes it to standard output, and the summary then goes to "
                                "standard error")
         play.add_argument("--json", action="store_true", help="print the results as JSON")
-        _add_run_options(play)
+        add_run_options(play)
         play.set_defaults(func=func)
 
     run = sub.add_parser("run", help="run an experiment file and build its report")
     run.add_argument("file", help="experiment file (TOML), such as experiments/variants.toml")
-    run.add_argument("--jobs", type=_jobs, default=1,
+    run.add_argument("--jobs", type=jobs_type, default=1,
                      help="worker processes (loky) or Dask workers started here (default 1)")
     run.add_argument("--backend", choices=("loky", "dask"), default="loky",
                      help="loky: worker processes here; dask: a Dask cluster")
@@ -117,10 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     hand = sub.add_parser("hand", help="one hand of a run on disk, replayed, as a hand-log "
                                        "line")
     hand.add_argument("dir", help="a run folder written with --out")
-    hand.add_argument("--hand", type=_index, required=True, metavar="H",
+    hand.add_argument("--hand", type=index_type, required=True, metavar="H",
                       help="the hand id (hands runs), or the hand's number within --game "
                            "(games runs, from 0)")
-    hand.add_argument("--game", type=_index, metavar="G",
+    hand.add_argument("--game", type=index_type, metavar="G",
                       help="the game id (games runs only)")
     hand.add_argument("--config", metavar="NAME",
                       help="the configuration (needed when the run has several)")
@@ -137,13 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
     par.set_defaults(func=cmd_par)
 
     bench = sub.add_parser("bench", help="measure warm hands per second per core")
-    _add_rules(bench)
-    _add_strategy(bench)
-    bench.add_argument("--hands", type=_units, default=2_000_000,
+    add_rules(bench)
+    add_strategy(bench)
+    bench.add_argument("--hands", type=units_type, default=2_000_000,
                        help="hands to time, after a warm-up (default 2,000,000)")
-    bench.add_argument("--jobs", type=_jobs, default=1,
+    bench.add_argument("--jobs", type=jobs_type, default=1,
                        help="worker processes; the rate is also given per core (default 1)")
-    bench.add_argument("--seed", type=_seed, default=0,
+    bench.add_argument("--seed", type=seed_type, default=0,
                        help="the seed of the timed hands (default 0)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--no-history", action="store_true",
@@ -167,18 +167,18 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             evaluation.add_argument("strategies", nargs="+", metavar="SPEC",
                                     help="two or more different strategy specs")
-        _add_rules(evaluation)
+        add_rules(evaluation)
         units = evaluation.add_mutually_exclusive_group(required=True)
-        units.add_argument("--games", type=_units, help="boards of whole games (each deal "
+        units.add_argument("--games", type=units_type, help="boards of whole games (each deal "
                            "sequence is played twice, or once per seat with 2 or 3 players)")
-        units.add_argument("--hands", type=_units, help="boards of single hands (each deal is "
+        units.add_argument("--hands", type=units_type, help="boards of single hands (each deal is "
                            "played twice, or once per seat with 2 or 3 players)")
-        evaluation.add_argument("--seed", type=_seed, default=0,
+        evaluation.add_argument("--seed", type=seed_type, default=0,
                                 help=SEED_HELP)
-        evaluation.add_argument("--jobs", type=_jobs, default=1,
+        evaluation.add_argument("--jobs", type=jobs_type, default=1,
                                 help="worker processes on this machine (default 1)")
         evaluation.add_argument("--json", action="store_true", help="print one JSON object")
-        _add_run_options(evaluation, evaluation=True)
+        add_run_options(evaluation, evaluation=True)
         evaluation.set_defaults(func=func)
 
     _add_tune(sub)
@@ -206,7 +206,7 @@ def _add_tune(sub) -> None:
     tune.add_argument("family", metavar="FAMILY",
                       help="a built-in kind or preset to tune (heuristic, mc, random, "
                            "aggressive, ...)")
-    _add_rules(tune)
+    add_rules(tune)
     tune.add_argument("--against", action="append", required=True, metavar="SPEC",
                       help="an opponent strategy (repeatable: the objective is the mean over "
                            "them)")
@@ -215,21 +215,21 @@ def _add_tune(sub) -> None:
                            "the family's default set)")
     tune.add_argument("--start", metavar="SPEC",
                       help="the starting strategy, of the family's kind (default the family)")
-    tune.add_argument("--generations", type=_units, default=20,
+    tune.add_argument("--generations", type=units_type, default=20,
                       help="CMA-ES generations (default 20); a rerun with more continues")
-    tune.add_argument("--popsize", type=_units, default=None,
+    tune.add_argument("--popsize", type=units_type, default=None,
                       help="candidates per generation (default CMA-ES's, 4 + 3 ln N)")
-    tune.add_argument("--boards", type=_units, default=200,
+    tune.add_argument("--boards", type=units_type, default=200,
                       help="boards (whole games in every seating) per candidate and opponent "
                            "(default 200)")
-    tune.add_argument("--holdout-boards", type=_units, default=20_000,
+    tune.add_argument("--holdout-boards", type=units_type, default=20_000,
                       help="boards of the held-out evaluation of the tuned strategy "
                            "(default 20,000)")
     tune.add_argument("--sigma", type=float, default=1.0,
                       help="CMA-ES's first step, in tenths of every parameter's search range "
                            "(default 1.0)")
-    tune.add_argument("--seed", type=_seed, default=0, help=SEED_HELP)
-    tune.add_argument("--jobs", type=_jobs, default=1,
+    tune.add_argument("--seed", type=seed_type, default=0, help=SEED_HELP)
+    tune.add_argument("--jobs", type=jobs_type, default=1,
                       help="worker processes (loky) or local Dask workers (default 1)")
     tune.add_argument("--backend", choices=("loky", "dask"), default=None,
                       help="loky (the default): worker processes here; dask: a Dask cluster")
@@ -249,10 +249,10 @@ def _add_bid_model(sub) -> None:
     model.add_argument("action", choices=("fit", "check"),
                        help="fit: play hands of every shape's preset and write the model; "
                             "check: its calibration on fresh hands")
-    model.add_argument("--hands", type=_units, default=None,
+    model.add_argument("--hands", type=units_type, default=None,
                        help="hands per shape and fitting run (default 400,000 to fit, "
                             "100,000 to check)")
-    model.add_argument("--seed", type=_seed, default=None, help=SEED_HELP)
+    model.add_argument("--seed", type=seed_type, default=None, help=SEED_HELP)
     model.add_argument("--shape", action="append", choices=[shape[0] for shape in SHAPES],
                        help="only this shape (repeatable; default all; fit writes all)")
     model.add_argument("--out", metavar="FILE",

@@ -11,7 +11,7 @@ from ..core.limits import MAX_CHUNK_SIZE
 from ..core.rules import FIELD_DOCS, FIELD_NAMES, PRESET_DOCS, PRESETS, build_rules
 from ..core.strategies import KINDS, PLUGIN_KIND, SHIPPED, format_number, seat_strategies
 from ..core.strategies import PRESETS as STRATEGY_PRESETS
-from .options import _build, _check_options
+from .options import check_options, rules_and_strategies
 
 
 def _run_to_disk(args, n_hands=None, n_games=None):
@@ -101,7 +101,7 @@ def _play_in_memory(args, play, size, unit):
         raise UsageError(f"--{unit} {size:,} without --out: a run played in memory is held "
                          f"whole, like one chunk, so at most {MAX_CHUNK_SIZE:,}; write larger "
                          f"runs with --out DIR (in chunks)")
-    rules, strategies = _build(args)
+    rules, strategies = rules_and_strategies(args)
     logging = args.log is not None
     if logging and args.log != "-":
         from ..handlog.write import check_log_path
@@ -122,7 +122,7 @@ def cmd_simulate(args):
     from ..analysis.summary import format_table, side_summary
     from ..run import simulate_hands
 
-    _check_options(args, "hands")
+    check_options(args, "hands")
     if args.out:
         return _run_to_disk(args, n_hands=args.hands)
     rules, strategies, run = _play_in_memory(args, simulate_hands, args.hands, "hands")
@@ -143,7 +143,7 @@ def cmd_games(args):
     from ..analysis.summary import format_table, game_summary, side_summary
     from ..run import play_games
 
-    _check_options(args, "games")
+    check_options(args, "games")
     if args.out:
         return _run_to_disk(args, n_games=args.games)
     rules, strategies, run = _play_in_memory(args, play_games, args.games, "games")
@@ -171,7 +171,7 @@ def cmd_run(args):
     from ..experiment import default_results_dir, load_experiment, run_experiment
     from ..run import parse_shard
 
-    _check_options(args)
+    check_options(args)
     shard = parse_shard(args.shard) if args.shard is not None else None
     experiment = load_experiment(args.file)
     out = args.out or default_results_dir(experiment)
@@ -313,7 +313,7 @@ def cmd_par(args):
 def cmd_bench(args):
     from ..bench import run_bench
 
-    rules, strategies = _build(args)
+    rules, strategies = rules_and_strategies(args)
     result = run_bench(rules, strategies, args.hands, args.jobs, seed=args.seed,
                        record_history=not args.no_history)
     if args.json:
@@ -330,7 +330,7 @@ def cmd_bench(args):
 
 
 def _evaluation_options(args) -> dict:
-    _check_options(args)
+    check_options(args)
     units = {"n_games": args.games} if args.games else {"n_hands": args.hands}
     return {**units, "seed": args.seed, "jobs": args.jobs, "out": args.out,
             "rule_overrides": args.rule, "chunk_size": args.chunk_size,
@@ -357,7 +357,7 @@ def cmd_tournament(args):
 def cmd_tune(args):
     from ..tuning import format_result, tune
 
-    _check_options(args)
+    check_options(args)
     result = tune(args.family, args.rules, against=args.against, rule_overrides=args.rule,
                   params=args.param, start=args.start, generations=args.generations,
                   popsize=args.popsize, boards=args.boards, holdout_boards=args.holdout_boards,

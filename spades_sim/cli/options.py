@@ -11,7 +11,7 @@ from ..core.rules import build_rules
 from ..core.strategies import seat_strategies
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage dump) and exit status 2."""
 
     def error(self, message):
@@ -53,11 +53,11 @@ def _bounded(high: int, low: int = 1):
     return lambda text: _integer(text, low, high)
 
 
-_units = _bounded(MAX_UNITS)  # hands, games or boards
+units_type = _bounded(MAX_UNITS)  # hands, games or boards
 _chunk_size = _bounded(MAX_CHUNK_SIZE)
-_jobs = _bounded(MAX_JOBS)
-_seed = _bounded(MAX_SEED, low=0)
-_index = _bounded(MAX_UNITS, low=0)  # a hand or game id
+jobs_type = _bounded(MAX_JOBS)
+seed_type = _bounded(MAX_SEED, low=0)
+index_type = _bounded(MAX_UNITS, low=0)  # a hand or game id
 
 
 def _preset_name(text: str) -> str:
@@ -69,7 +69,7 @@ def _preset_name(text: str) -> str:
     return text.strip()
 
 
-def _add_rules(parser, several=False):
+def add_rules(parser, several=False):
     if several:
         parser.add_argument("--rules", action="append", metavar="PRESET", type=_preset_name,
                             help="rule preset (see `spades-sim rules`); default classic; with "
@@ -81,20 +81,20 @@ def _add_rules(parser, several=False):
                         help="override one rule field (repeatable)")
 
 
-def _add_strategy(parser):
+def add_strategy(parser):
     parser.add_argument("--strategy", action="append", metavar="SPEC",
                         help="NAME[:param=value,...]; once for every seat or once per seat "
                              "(default heuristic)")
 
 
-def _build(args):
+def rules_and_strategies(args):
     preset_name = args.rules[0] if isinstance(args.rules, list) else args.rules
     rules = build_rules(preset_name or "classic", args.rule)  # None: no --rules given
     strategies = seat_strategies(args.strategy or ["heuristic"], rules.players)
     return rules, strategies
 
 
-def _add_run_options(parser, evaluation=False):
+def add_run_options(parser, evaluation=False):
     """The options of runs written to disk; ``evaluation`` (match, tournament) leaves out those
     that choose what is played (--config, --duplicate) and --shard (a match needs every chunk)."""
     group = parser.add_argument_group("runs written to disk (chunked, resumable Parquet)")
@@ -147,7 +147,7 @@ _DISK_ONLY = (
 )
 
 
-def _check_options(args, unit: str | None = None) -> None:
+def check_options(args, unit: str | None = None) -> None:
     """Refuse options that would have no effect: on simulate and games (``unit`` given) those
     of runs on disk without --out; everywhere --scheduler without --backend dask."""
     if unit is not None and not args.out:

@@ -76,7 +76,7 @@ def paired_interval(diffs) -> tuple[float, float, float]:
     return mean, float(low), float(high)
 
 
-def _number(value):
+def json_number(value):
     """JSON-safe float: ``None`` for nan."""
     return None if value is None or value != value else float(value)
 
@@ -118,9 +118,9 @@ class MatchResult:
         del data["unit"], data["n"], data["run"]
         ordered = {"a": self.a, "b": self.b, "rules": self.rules, self.unit: self.n}
         ordered.update(data)
-        ordered["mean_diff"] = _number(self.mean_diff)
-        ordered["sd_diff"] = _number(self.sd_diff)
-        ordered["ci95"] = [_number(self.ci95[0]), _number(self.ci95[1])]
+        ordered["mean_diff"] = json_number(self.mean_diff)
+        ordered["sd_diff"] = json_number(self.sd_diff)
+        ordered["ci95"] = [json_number(self.ci95[0]), json_number(self.ci95[1])]
         return ordered
 
     @classmethod
@@ -287,16 +287,16 @@ def match_result(frame: pd.DataFrame, a, b, *, games: bool | None = None, rules:
 
 
 # -- running matches -------------------------------------------------------------------------
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     """A file-name-safe form of a strategy spec or a rules name.
 
-    >>> _slug("heuristic:aggression=0.5,nil_threshold=2")
+    >>> slug("heuristic:aggression=0.5,nil_threshold=2")
     'heuristic_aggression=0.5_nil_threshold=2'
     """
     return re.sub(r"[^A-Za-z0-9.=+-]+", "_", text).strip("_") or "x"
 
 
-def _match_rules(rules, overrides=()) -> Rules:
+def match_rules(rules, overrides=()) -> Rules:
     """``rules`` (a Rules, or a preset name with ``field=value`` override texts), checked to be
     a table a match can seat: four players in two partnerships, or players on their own."""
     if not isinstance(rules, Rules):
@@ -318,7 +318,7 @@ def match_configs(a: Strategy, b: Strategy, rules: Rules) -> tuple:
                  for r, seating in enumerate(seatings(rules.players, False)))
 
 
-def _units(n_games, n_hands) -> tuple[str, int]:
+def match_units(n_games, n_hands) -> tuple[str, int]:
     if (n_games is None) == (n_hands is None):
         raise EvaluationError("give either a number of games or a number of hands")
     unit, count = ("games", n_games) if n_games is not None else ("hands", n_hands)
@@ -331,7 +331,7 @@ def _default_chunk_size(unit: str) -> int:
     return 1000 if unit == "games" else 100_000
 
 
-def _tag(*parts) -> str:
+def folder_tag(*parts) -> str:
     """A short hash of what a default directory name leaves out (rule overrides, chunk size)."""
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:8]
 
@@ -342,8 +342,8 @@ def match_spec(a: Strategy, b: Strategy, rules: Rules | str = "classic", *,
     """The :class:`~spades_sim.run.RunSpec` of a match (see :func:`match`): with
     partnerships one configuration ``[a, b, a, b]``, duplicate mode; with players on their own
     one configuration per rotation (:func:`match_configs`), on the same deals."""
-    unit, count = _units(n_games, n_hands)
-    rules_obj = _match_rules(rules, rule_overrides)
+    unit, count = match_units(n_games, n_hands)
+    rules_obj = match_rules(rules, rule_overrides)
     configs = match_configs(parse_strategy(a), parse_strategy(b), rules_obj)
     return RunSpec(configs, seed, chunk_size=chunk_size or _default_chunk_size(unit),
                    duplicate=rules_obj.partnership, **{f"n_{unit}": count})
@@ -365,18 +365,18 @@ def match(a, b, rules: Rules | str = "classic", *, n_games: int | None = None,
     re-running the same call resumes or reuses it. The numbers depend on the seed only, never on
     ``jobs`` or the chunk size (default 1000 games or 100000 hands).
     """
-    unit, count = _units(n_games, n_hands)
+    unit, count = match_units(n_games, n_hands)
     strategy_a, strategy_b = parse_strategy(a), parse_strategy(b)
-    rules_obj = _match_rules(rules, rule_overrides)
+    rules_obj = match_rules(rules, rule_overrides)
     overrides = [f"{name}={value}" for name, value in rules_obj.overrides().items()]
     spec = match_spec(strategy_a, strategy_b, rules_obj, n_games=n_games, n_hands=n_hands,
                       seed=seed, chunk_size=chunk_size)
     rules_name = rules_obj.preset_name
     if out is None:
-        name = (f"match-{_slug(str(strategy_a))}-vs-{_slug(str(strategy_b))}-"
-                f"{_slug(rules_name)}-{count}{unit[0]}")
+        name = (f"match-{slug(str(strategy_a))}-vs-{slug(str(strategy_b))}-"
+                f"{slug(rules_name)}-{count}{unit[0]}")
         if overrides or spec.chunk_size != _default_chunk_size(unit):
-            name += "-" + _tag(overrides, spec.chunk_size)
+            name += "-" + folder_tag(overrides, spec.chunk_size)
         out = Path("results") / f"{name}-{seed}"
     summary = execute(spec, out, jobs=jobs, backend=backend, scheduler=scheduler, quiet=quiet)
     frame = load_run(summary["out"], columns=["config", "duplicate", "hand_id", "game_id",

@@ -26,14 +26,14 @@ from ..run import load_run, run_status
 from ..run.dataset import open_run
 from .match import (
     MatchResult,
-    _match_rules,
-    _number,
-    _slug,
-    _tag,
-    _units,
+    folder_tag,
+    json_number,
     match,
     match_result,
+    match_rules,
     match_spec,
+    match_units,
+    slug,
 )
 from .ratings import ELO, Fit, bradley_terry, goodness_of_fit
 
@@ -71,7 +71,7 @@ class TournamentResult:
 
     def to_dict(self) -> dict:
         def cells(matrix):
-            return [[_number(v) for v in row] for row in matrix]
+            return [[json_number(v) for v in row] for row in matrix]
         return {"rules": self.rules, self.unit: self.n, "seed": self.seed, "out": self.out,
                 "strategies": self.strategies, "fit": self.fit.to_dict(), "lead": self.lead,
                 "ratings": self.ratings, "matrix": cells(self.mean_diff),
@@ -160,7 +160,7 @@ def tournament_ratings(strategies, matches) -> tuple[list[dict], np.ndarray]:
 
 def tournament_pairs(names, out) -> list[tuple[int, int, Path]]:
     """``(i, j, folder)`` of every match of a round robin of ``names`` (``i < j``)."""
-    return [(i, j, Path(out) / f"{i}-{j}-{_slug(names[i])}-vs-{_slug(names[j])}")
+    return [(i, j, Path(out) / f"{i}-{j}-{slug(names[i])}-vs-{slug(names[j])}")
             for i in range(len(names)) for j in range(i + 1, len(names))]
 
 
@@ -324,13 +324,13 @@ def tournament(strategies, rules: Rules | str = "classic", *, n_games: int | Non
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
         raise EvaluationError(f"strategies repeat: {', '.join(repeated)}")
-    unit, count = _units(n_games, n_hands)
-    rules_obj = _match_rules(rules, rule_overrides)
+    unit, count = match_units(n_games, n_hands)
+    rules_obj = match_rules(rules, rule_overrides)
     rules_name = rules_obj.preset_name
     if out is None:
         overrides = [f"{name}={value}" for name, value in rules_obj.overrides().items()]
-        tag = _tag(names, overrides, chunk_size)
-        out = Path("results") / f"tournament-{_slug(rules_name)}-{count}{unit[0]}-{tag}-{seed}"
+        tag = folder_tag(names, overrides, chunk_size)
+        out = Path("results") / f"tournament-{slug(rules_name)}-{count}{unit[0]}-{tag}-{seed}"
     out = Path(out)
     matches = []
     for i, j, where in tournament_pairs(names, out):

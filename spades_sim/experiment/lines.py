@@ -1,6 +1,6 @@
 """Where each key and value of an experiment file is: a small TOML scanner.
 
-``tomllib`` reports no line numbers for keys, so :class:`_Lines` scans the text once and records
+``tomllib`` reports no line numbers for keys, so :class:`Lines` scans the text once and records
 the position of every key, list element and table (dotted keys, ``[config.x]`` headers, inline
 tables and arrays included); the parser's errors then name the right line.
 """
@@ -21,7 +21,7 @@ _LOCAL_DATE = re.compile(r"\d{4}-\d{2}-\d{2}$")
 _VALUE_END = set(",]}#\r\n \t")
 
 
-class _Lines:
+class Lines:
     """Where each key and value of a TOML text is defined, found by scanning the text (tomllib
     gives no positions).
 

@@ -9,7 +9,7 @@ and validates it, with one-line errors that name the file, the line and the key:
 
     experiments/x.toml:12: config "fast": unknown key "stratgy"; allowed: name, rules, ...
 
-(``tomllib`` reports no positions: :class:`_Lines` scans the text once and records where every
+(``tomllib`` reports no positions: :class:`Lines` scans the text once and records where every
 key, array element and table of the document is written, so an error points at the very line
 of the value it refuses, whether the file writes ``[[config]]`` tables, inline tables, dotted
 keys or ``[config.sub]`` tables.)
@@ -30,7 +30,7 @@ from ..core.errors import ExperimentError, StrategyError
 from ..core.limits import MAX_CHUNK_SIZE, MAX_SEED, MAX_UNITS
 from ..core.strategies import parse_strategy
 from .configs import ConfigParser
-from .lines import _Lines
+from .lines import Lines
 from .model import (
     ANALYSES,
     DEFAULT_CHUNK,
@@ -52,7 +52,7 @@ def _bound(value: int) -> str:
 class _Parser(ConfigParser):
     def __init__(self, path: str, text: str):
         self.path, self.text = path, text
-        self.lines = _Lines("")
+        self.lines = Lines("")
 
     def fail(self, where, message: str):
         """Refuse the file at ``where``: a line number, or a path of the document (the line of
@@ -112,7 +112,7 @@ class _Parser(ConfigParser):
             line = self.text.count("\n", 0, long.start()) + 1 if long else 1
             self.fail(line, "an integer of thousands of digits; far too large")
         try:
-            self.lines = _Lines(self.text)
+            self.lines = Lines(self.text)
         except RecursionError:
             self.fail(_deep_line(self.text), f"arrays or tables nested more than "
                                              f"{MAX_NESTING} deep; an experiment needs a few "

@@ -27,7 +27,7 @@ class WarmKernels(WorkerPlugin):
         self.name = f"spades-sim-warm-{int(self.games)}{int(self.search)}{int(self.par)}"
 
     def setup(self, worker=None):
-        from .execute import warm_kernels
+        from .cluster import warm_kernels
 
         started = time.perf_counter()
         warm_kernels(self.games, self.search, self.par)

@@ -55,13 +55,13 @@ from .folder import (
     DATA,
     META,
     META_LOCK,
-    _reason,
     chunk_path,
     find_chunk,
     legacy_chunk_path,
+    short_reason,
 )
 from .layout import stored_schema, tidy_from_stored, write_parquet
-from .locks import Writer, _locked, live_writers, started_text, writer_alive
+from .locks import Writer, file_lock, live_writers, started_text, writer_alive
 from .memory import play_chunk_stored
 from .provenance import (
     KEY_CHUNK,
@@ -176,7 +176,7 @@ def read_meta_stamped(out) -> tuple[dict, tuple]:
     except RunError:
         raise
     except OSError as error:
-        raise RunError(f"{path}: unreadable run metadata ({_reason(error)})")
+        raise RunError(f"{path}: unreadable run metadata ({short_reason(error)})")
     try:
         meta = json.loads(text)
     except (ValueError, RecursionError):
@@ -202,7 +202,7 @@ def open_run_stamped(out) -> tuple[dict, tuple, RunSpec]:
     except SpadesError as error:
         raise RunError(f"{Path(out) / META}: unusable run metadata: {error}")
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
-        raise RunError(f"{Path(out) / META}: unusable run metadata: {_reason(error)}")
+        raise RunError(f"{Path(out) / META}: unusable run metadata: {short_reason(error)}")
     return meta, stamp, spec
 
 
@@ -219,7 +219,7 @@ def write_atomic(path: Path, data: bytes, suffix: str) -> None:
         os.replace(tmp, path)
     except OSError as error:
         tmp.unlink(missing_ok=True)
-        raise RunError(f"{path}: cannot write: {_reason(error)}")
+        raise RunError(f"{path}: cannot write: {short_reason(error)}")
     except BaseException:  # (an interrupt: no temporary left behind)
         tmp.unlink(missing_ok=True)
         raise
@@ -246,7 +246,7 @@ def check_dir(spec: RunSpec, out) -> bool:
     try:
         has_meta = os.path.lexists(out / META)
     except OSError as error:
-        raise RunError(f"{out}: unreadable run folder ({_reason(error)})")
+        raise RunError(f"{out}: unreadable run folder ({short_reason(error)})")
     if has_meta:
         meta = open_run(out)[0]
         identity, existing = spec.identity(), meta["identity"]
@@ -259,7 +259,7 @@ def check_dir(spec: RunSpec, out) -> bool:
     try:
         names = os.listdir(out) + (os.listdir(out / DATA) if (out / DATA).is_dir() else [])
     except OSError as error:
-        raise RunError(f"{out}: unreadable run folder ({_reason(error)})")
+        raise RunError(f"{out}: unreadable run folder ({short_reason(error)})")
     chunks = [name for name in names if CHUNK_RE.fullmatch(name)]
     if chunks:
         raise RunError(f"{out} holds chunks of an unknown run ({len(chunks)} chunk files but "
@@ -281,8 +281,8 @@ def prepare_dir(spec: RunSpec, out, shard: tuple[int, int] | None = None) -> Non
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise RunError(f"{out}: cannot create the run folder ({_reason(error)})")
-    with _locked(out / META_LOCK):
+        raise RunError(f"{out}: cannot create the run folder ({short_reason(error)})")
+    with file_lock(out / META_LOCK):
         if check_dir(spec, out):
             meta = open_run(out)[0]
             if meta["size"] != spec.size() or meta.get("shards") != shards:
@@ -440,7 +440,7 @@ def store_chunk(spec: RunSpec, out, chunk: int, writer: Writer | None = None,
             return None
     except (OSError, pa.ArrowException) as error:
         tmp.unlink(missing_ok=True)
-        raise RunError(f"{path}: cannot write chunk {chunk}: {_reason(error)}")
+        raise RunError(f"{path}: cannot write chunk {chunk}: {short_reason(error)}")
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -460,7 +460,7 @@ def place_chunk(spec: RunSpec, out, stored: StoredChunk,
         if writer is not None and not writer_alive(out, writer):
             tmp.unlink(missing_ok=True)
             return chunk, 0
-        with _locked(out / META_LOCK):
+        with file_lock(out / META_LOCK):
             meta = read_meta(out)
             if meta["identity_sha256"] != spec.identity_hash():
                 raise RunError(f"{out / META}: the run's identity changed while it was played")
@@ -472,7 +472,7 @@ def place_chunk(spec: RunSpec, out, stored: StoredChunk,
             legacy_chunk_path(out, chunk).unlink(missing_ok=True)  # (the older layout's copy)
     except OSError as error:
         tmp.unlink(missing_ok=True)
-        raise RunError(f"{path}: cannot write chunk {chunk}: {_reason(error)}")
+        raise RunError(f"{path}: cannot write chunk {chunk}: {short_reason(error)}")
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -19,7 +18,7 @@ from pathlib import Path
 
 from ..core.errors import RunError
 from ..core.limits import MAX_JOBS
-from ..core.rules import preset
+from .cluster import connect_scheduler, kernel_needs, warm_dask_workers, warm_in_subprocess
 from .dataset import (
     check_dir,
     pending_chunks,
@@ -29,15 +28,11 @@ from .dataset import (
     store_chunk,
     write_chunk,
 )
-from .folder import _reason
+from .folder import short_reason
 from .heap import keep_heap_in_worker
 from .locks import claim_share
-from .memory import play_chunk, play_chunk_stored
-from .spec import RunSpec, make_config, shard_chunks
-
-# Seconds to wait for a Dask scheduler given by address before giving up with a RunError.
-DASK_CONNECT_TIMEOUT = 10
-
+from .memory import play_chunk_stored
+from .spec import RunSpec, shard_chunks
 
 #: Seconds between the plain progress lines written when standard error is not a terminal.
 LOG_SECONDS = 60.0
@@ -131,13 +126,13 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
     if shard is not None:
         shard = _check_shard(shard)
     out = Path(out).resolve()  # workers may run elsewhere (another directory, a Dask node)
-    client = _connect(scheduler) if backend == "dask" and scheduler is not None else None
+    client = connect_scheduler(scheduler) if backend == "dask" and scheduler is not None else None
     try:
         check_dir(spec, out)  # (another run: refused before anything is written)
         try:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise RunError(f"{out}: cannot create the run folder ({_reason(error)})")
+            raise RunError(f"{out}: cannot create the run folder ({short_reason(error)})")
         with claim_share(out, spec, shard) as writer:
             prepare_dir(spec, out, shard)  # (under the lock: a refused writer wrote nothing)
             return _execute(spec, out, writer, jobs, backend, client, shard, quiet)
@@ -153,10 +148,10 @@ def _execute(spec, out, writer, jobs, backend, client, shard, quiet) -> dict:
     total_units = sum(spec.chunk_range(c)[1] for c in mine)
     done_units = total_units - sum(spec.chunk_range(c)[1] for c in pending)
     warmup = time.perf_counter()
-    needs = _kernel_needs(spec)
+    needs = kernel_needs(spec)
     if pending and ((backend == "loky" and jobs > 1) or (backend == "dask" and client is None)):
         # (a local Dask cluster's workers share this machine's numba cache too)
-        _warm_in_subprocess(*needs)
+        warm_in_subprocess(*needs)
     warmup = time.perf_counter() - warmup
     progress = Progress(total_units, spec.unit_name, done_units, quiet)
     started = time.perf_counter()
@@ -188,91 +183,6 @@ def _check_shard(shard) -> tuple[int, int]:
             or not 1 <= index <= count:
         raise RunError(f"shard {shard!r}: expected (I, N) with 1 <= I <= N")
     return index, count
-
-
-def _connect(scheduler: str):
-    """A Dask client of the scheduler at ``scheduler``, or a one-line ``RunError`` (a bad
-    address, or no scheduler answering within DASK_CONNECT_TIMEOUT seconds)."""
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise RunError("backend dask needs dask[distributed]: pip install 'spades_sim[dask]'")
-    if not isinstance(scheduler, str) or not scheduler.strip():
-        raise RunError(f"scheduler {scheduler!r}: expected an address such as tcp://host:8786")
-    try:
-        return Client(scheduler, timeout=DASK_CONNECT_TIMEOUT)
-    except Exception as error:  # a bad address (ValueError), no answer (OSError), ...
-        text = " ".join(str(error).split()) or type(error).__name__
-        raise RunError(f"scheduler {scheduler!r}: cannot connect ({text}); expected the address "
-                       f"of a running Dask scheduler, such as tcp://host:8786")
-
-
-def _kernel_needs(spec: RunSpec) -> tuple[bool, bool, bool]:
-    """``(games, search, par)``: which entry kernels the run plays (:func:`warm_kernels`)."""
-    search = any(strategy.kind.name == "mc" for config in spec.configs
-                 for strategy in config.strategies)
-    return spec.games_mode, search, bool(spec.par)
-
-
-def _warm_dask_workers(client, needs) -> None:
-    """Load the run's kernels on every Dask worker before any chunk is submitted: one worker
-    first (on a numba cache shared by the workers, it alone compiles what the cache lacks),
-    then every worker through the :class:`~spades_sim.run.dask_warm.WarmKernels` plug-in,
-    which also warms any worker that joins later."""
-    from .dask_warm import WarmKernels
-
-    workers = list(client.scheduler_info().get("workers", {}))
-    if workers:
-        client.run(warm_kernels, *needs, workers=workers[:1])
-    client.register_plugin(WarmKernels(*needs))
-
-
-def warm_kernels(games: bool = False, search: bool = False, par: bool = False) -> None:
-    """Compile the entry kernel of hands (or of ``games``), and with ``search`` the one that
-    plays ``mc`` seats too, and with ``par`` the double-dummy solver's, or load them from
-    numba's disk cache, with a tiny run."""
-    rules = preset("classic", max_hands=1)
-    units = {"n_games": 1} if games else {"n_hands": 1}
-    configs = [make_config("warm", rules, ["random"])]
-    if search:
-        configs.append(make_config("warm-search", rules, ["mc:samples=1"]))
-    play_chunk(RunSpec(tuple(configs), 0, chunk_size=1, **units), 0)
-    if par:
-        from ..game.par import warm
-
-        warm()
-
-
-def announce_kernels(games: bool, search: bool = False, par: bool = False) -> None:
-    """The one-line compile notice of each kernel a run needs that numba's cache lacks
-    (``engine/toolchain.py``)."""
-    from ..core.strategies import STRATEGY_MC
-    from ..engine import calls
-    from ..engine.toolchain import SOLVER_COMPILE, announce_compile
-
-    kernel = calls.games_kernel if games else calls.hands_kernel
-    calls.announce(kernel(()))
-    if search:
-        calls.announce(kernel((STRATEGY_MC,)))
-    if par:
-        announce_compile(*SOLVER_COMPILE)
-
-
-def _warm_in_subprocess(games: bool, search: bool = False, par: bool = False) -> None:
-    """Fill numba's disk cache from a short-lived process before the workers start: compiling
-    takes several hundred MiB per process, which workers compiling at once would all hold (a
-    10-million-hand run with two workers stays under 1 GiB only this way), and the workers then
-    merely load the compiled kernels."""
-    announce_kernels(games, search, par)  # (the subprocess compiles; this one says so)
-    done = subprocess.run([sys.executable, "-c", "from spades_sim.run.execute import "
-                           f"warm_kernels; warm_kernels(games={bool(games)}, "
-                           f"search={bool(search)}, par={bool(par)})"], check=False,
-                          timeout=1800, capture_output=True, text=True)
-    if done.returncode != 0:
-        # Not fatal: each worker then compiles (or loads) its own kernels.
-        lines = done.stderr.strip().splitlines() or ["no message"]
-        print(f"spades-sim: the kernels' warm-up failed ({lines[-1]}); each worker compiles "
-              "its own", file=sys.stderr)
 
 
 def _store(task):
@@ -392,7 +302,7 @@ def _stored_chunks(tasks, jobs, backend, client):
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True)
         client = Client(cluster)
     try:
-        _warm_dask_workers(client, _kernel_needs(tasks[0][0]))  # (every task has the spec)
+        warm_dask_workers(client, kernel_needs(tasks[0][0]))  # (every task has the spec)
         with parallel_config(backend="dask", n_jobs=-1):
             yield from Parallel(return_as="generator_unordered")(calls)
     finally:

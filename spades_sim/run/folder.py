@@ -29,7 +29,7 @@ WRITER_RE = re.compile(r"\.writer-(\d+)-of-(\d+)\.lock")
 LOCK_WAIT = 60.0  # seconds to wait for a short lock (meta.json, start-up) before giving up
 
 
-def _reason(error: BaseException) -> str:
+def short_reason(error: BaseException) -> str:
     """An exception as a short single line."""
     if isinstance(error, OSError) and error.strerror:
         return error.strerror

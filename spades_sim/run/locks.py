@@ -25,9 +25,9 @@ from .folder import (
     TMP_RE,
     WRITER_LOCK,
     WRITER_RE,
-    _reason,
     chunk_path,
     legacy_chunk_path,
+    short_reason,
 )
 from .spec import RunSpec, shard_chunks
 
@@ -44,7 +44,7 @@ def _acquire(path: Path, wait: float) -> int | None:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as error:
-            raise RunError(f"{path}: cannot create a lock file: {_reason(error)}")
+            raise RunError(f"{path}: cannot create a lock file: {short_reason(error)}")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -58,8 +58,8 @@ def _acquire(path: Path, wait: float) -> int | None:
             if error.errno in (errno.ESTALE, errno.ENOENT) and time.monotonic() < deadline:
                 time.sleep(0.01)  # removed by its holder meanwhile (NFS): take the new one
                 continue
-            raise RunError(f"{path}: cannot lock ({_reason(error)}); the run folder must be on "
-                           f"a file system with file locks")
+            raise RunError(f"{path}: cannot lock ({short_reason(error)}); the run folder must "
+                           f"be on a file system with file locks")
         try:
             same = os.stat(path).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
@@ -78,7 +78,7 @@ def _release(fd: int, path: Path) -> None:
 
 
 @contextmanager
-def _locked(path: Path, wait: float = LOCK_WAIT):
+def file_lock(path: Path, wait: float = LOCK_WAIT):
     fd = _acquire(path, wait)
     if fd is None:
         raise RunError(f"{path}: locked by another process for more than {wait:.0f} s; is a "
@@ -261,7 +261,7 @@ def claim_share(out: Path, spec: RunSpec, shard: tuple[int, int] | None, share: 
         yield _HELD[key]
         return
     writer = Writer(uuid.uuid4().hex, lock_name)
-    with _locked(out / START_LOCK):
+    with file_lock(out / START_LOCK):
         others = _live_writers(out, exclude=lock_name)
         # A moment's wait: a worker of a dead writer may be probing the stale lock file.
         fd = _acquire(path, wait=1.0)
@@ -291,7 +291,7 @@ def claim_share(out: Path, spec: RunSpec, shard: tuple[int, int] | None, share: 
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, json.dumps(info).encode(), 0)
             except OSError as error:
-                raise RunError(f"{path}: cannot write: {_reason(error)}")
+                raise RunError(f"{path}: cannot write: {short_reason(error)}")
             _remove_temporaries(out, {writer.token} | {o.get("token") for o in others})
             _move_legacy_chunks(out, mine)
         except BaseException:
@@ -322,7 +322,7 @@ def _move_legacy_chunks(out: Path, chunks) -> None:
             new.parent.mkdir(exist_ok=True)
             os.replace(old, new)
         except OSError as error:
-            raise RunError(f"{old}: cannot move it into {new.parent}: {_reason(error)}")
+            raise RunError(f"{old}: cannot move it into {new.parent}: {short_reason(error)}")
 
 
 def _remove_temporaries(out: Path, live: set, only: set | None = None) -> None:
@@ -338,7 +338,7 @@ def _remove_temporaries(out: Path, live: set, only: set | None = None) -> None:
         if (token in only) if only is not None else (token not in live):
             (out / name).unlink(missing_ok=True)
     if only is None and any((m := TMP_RE.fullmatch(n)) and m.group(1) == META for n in names):
-        with _locked(out / META_LOCK):
+        with file_lock(out / META_LOCK):
             for name in names:
                 match = TMP_RE.fullmatch(name)
                 if match and match.group(1) == META:

@@ -91,7 +91,7 @@ def play_games(rules: Rules, strategies, n_games: int, seed: int, *, jobs: int =
     return Run(rules, strategies, seed, hands, games)
 
 
-def _rotated(strategies: tuple, shift: int) -> tuple:
+def rotated_strategies(strategies: tuple, shift: int) -> tuple:
     """Strategies moved ``shift`` seats: seat ``s`` gets the strategy of seat ``s + shift``."""
     return tuple(strategies[(seat + shift) % len(strategies)] for seat in range(len(strategies)))
 
@@ -120,7 +120,7 @@ def _played(spec: RunSpec, chunk: int):
     for config in spec.configs:
         solved: dict = {}  # the positions solved double dummy under these rules
         for duplicate in ((False, True) if spec.duplicate else (False,)):
-            strategies = _rotated(config.strategies, 1 if duplicate else 0)
+            strategies = rotated_strategies(config.strategies, 1 if duplicate else 0)
             if spec.games_mode:
                 hands, games = dispatch.play_games(config.rules, strategies, keys, first, count,
                                                    record)

@@ -22,7 +22,7 @@ from ..core.errors import RunError
 from ..core.files import read_regular
 from ..core.par import NULLABLE_COLUMNS
 from ..core.schema import TIDY_TYPES
-from .folder import META, _reason, find_chunk
+from .folder import META, find_chunk, short_reason
 from .spec import RunSpec
 
 if TYPE_CHECKING:  # meta.json's listing lives with meta.json
@@ -127,7 +127,7 @@ def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk
     except RunError as error:  # a FIFO, a device, a directory, too large
         return ChunkCheck("foreign", str(error).split(": refused: ", 1)[-1])
     except OSError as error:  # a dangling link, no permission
-        return ChunkCheck("unreadable", f"unreadable ({_reason(error)})")
+        return ChunkCheck("unreadable", f"unreadable ({short_reason(error)})")
     try:
         checksum = file_checksum(data)
         listed = listing.get(chunk, checksum) == checksum
@@ -144,7 +144,7 @@ def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk
         finally:
             parquet.close()
     except Exception as error:  # truncated, damaged, not Parquet: play it again
-        return ChunkCheck("unreadable", f"unreadable ({_reason(error)})")
+        return ChunkCheck("unreadable", f"unreadable ({short_reason(error)})")
     if table is None:  # the bytes the run wrote: the footer says the rest
         table = schema.empty_table()
         rows = metadata.num_rows

@@ -22,7 +22,7 @@ from ..core import schema
 from ..core.errors import RunError
 from .dataset import Listing, checked_chunk, chunk_frame, open_run_stamped, replay_advice
 from .folder import CHUNK_PATTERN
-from .memory import Run, _rotated, play_games, simulate_hands
+from .memory import Run, play_games, rotated_strategies, simulate_hands
 
 # The dataset's columns a replayed hand is checked against (``cards`` too when the run has it).
 _CHECKED = ("config", "duplicate", "hand_id", "game_id", "dealer", "seat", "bid", "tricks",
@@ -94,7 +94,7 @@ def replay_hand(out, hand: int, *, config: str | None = None, game: int | None =
             raise RunError(f"{out}: no hand {unit}: the run has hands 0..{spec.units - 1}")
     rows = _dataset_rows(out, Listing(out, meta, stamp), meta, spec, unit, chosen.name,
                          duplicate, hand, game)
-    strategies = _rotated(chosen.strategies, 1 if duplicate else 0)
+    strategies = rotated_strategies(chosen.strategies, 1 if duplicate else 0)
     if spec.games_mode:
         run = play_games(chosen.rules, strategies, 1, spec.seed, record_plays=True,
                          first_game_id=unit)

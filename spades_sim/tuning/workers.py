@@ -13,7 +13,7 @@ from ..core.errors import SpadesError
 from ..core.limits import MAX_JOBS
 from ..core.strategies import Strategy
 from ..evaluate import board_differences
-from ..run.execute import _connect, _warm_dask_workers, _warm_in_subprocess
+from ..run.cluster import connect_scheduler, warm_dask_workers, warm_in_subprocess
 
 
 def _task(candidate, opponent, rules, seed, first, count) -> np.ndarray:
@@ -47,7 +47,7 @@ class Workers:
             raise SpadesError("scheduler needs backend dask: the loky backend plays on this "
                               "machine")
         self.jobs, self.backend, self.search = jobs, backend, search
-        self.client = _connect(scheduler) if scheduler is not None else None
+        self.client = connect_scheduler(scheduler) if scheduler is not None else None
         self.cluster = None
         self.started = False
 
@@ -79,7 +79,7 @@ class Workers:
         self.started = True
         parallel = self.backend == "dask" or self.jobs > 1
         if parallel and self.client is None:
-            _warm_in_subprocess(True, self.search)
+            warm_in_subprocess(True, self.search)
         if self.backend == "dask":
             if self.client is None:
                 try:
@@ -90,7 +90,7 @@ class Workers:
                 self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1,
                                             processes=True)
                 self.client = Client(self.cluster)
-            _warm_dask_workers(self.client, (True, self.search, False))
+            warm_dask_workers(self.client, (True, self.search, False))
 
     def differences(self, pairs, rules, seed: int, n_boards: int) -> list[np.ndarray]:
         """The per-board differences (float64[n_boards]) of every ``(candidate, opponent)``
