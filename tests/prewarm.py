@@ -23,20 +23,23 @@ KEYS = stream_keys(0)
 
 
 def hands():
-    """The hand loop of built-in strategies (independent hands and games share it)."""
+    """The hand loop of built-in strategies, for independent hands and for games."""
     calls.play_hands(RULES, [make_strategy("random")] * 4, KEYS, 0, 1)
+    calls.play_games(RULES, [make_strategy("random")] * 4, KEYS, 0, 1)
 
 
 def search():
     """The hand loop with the search player's bookkeeping (``mc`` seats)."""
     calls.play_hands(RULES, [make_strategy("mc", samples=1)] * 4, KEYS, 0, 1)
+    calls.play_games(RULES, [make_strategy("mc", samples=1)] * 4, KEYS, 0, 1)
 
 
 def plugins():
     """The hand loop that calls numba plug-ins."""
-    from spades_sim.game.dispatch import play_hands
+    from spades_sim.game.dispatch import play_games, play_hands
 
     play_hands(RULES, [f"{PLUGINS / 'lowest.py'}:LowestNumba"] * 4, KEYS, 0, 1)
+    play_games(RULES, [f"{PLUGINS / 'lowest.py'}:LowestNumba"] * 4, KEYS, 0, 1)
 
 
 def solver():

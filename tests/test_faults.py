@@ -46,6 +46,7 @@ from spades_sim.run.provenance import (
 )
 
 execute_module = importlib.import_module("spades_sim.run.execute")
+cluster_module = importlib.import_module("spades_sim.run.cluster")
 
 MIXED = ["heuristic", "random", "heuristic:aggression=1", "random:bid_max=6"]
 THREE = CHUNK_PATTERN.format(3)
@@ -583,7 +584,7 @@ def test_bad_dask_schedulers_are_one_line(tmp_path, capsys, monkeypatch):
     with pytest.raises(RunError) as bad:
         execute(spec(), out, backend="dask", scheduler="not an address", quiet=True)
     assert "scheduler 'not an address': cannot connect" in one_line(str(bad.value))
-    monkeypatch.setattr(execute_module, "DASK_CONNECT_TIMEOUT", 1)
+    monkeypatch.setattr(cluster_module, "DASK_CONNECT_TIMEOUT", 1)
     started = time.monotonic()
     with pytest.raises(RunError) as unreachable:
         execute(spec(), out, backend="dask", scheduler="tcp://127.0.0.1:9", quiet=True)

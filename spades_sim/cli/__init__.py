@@ -13,12 +13,14 @@ status 2 (1 for `replay` and `par` when some input line is bad); never a traceba
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 
 from .. import __version__
 from ..core.bidmodel import SHAPES
 from ..core.errors import SpadesError
+from ..core.notices import set_notice
 from .commands import (
     cmd_bench,
     cmd_bid_model,
@@ -47,8 +49,9 @@ from .options import (
     units_type,
 )
 
-#: Commands that play no chunk (and need not load the run layer to start).
-_LIGHT_COMMANDS = frozenset({"rules", "strategies", "status", "replay", "report"})
+#: Commands that play chunks of runs (their process keeps its heap between chunks).
+_PLAYING_COMMANDS = frozenset({"simulate", "games", "run", "match", "tournament", "tune",
+                               "bench"})
 
 SEED_HELP = "the seed: the same seed gives the same results whatever --jobs (default 0)"
 
@@ -266,6 +269,14 @@ def _say(text: str) -> None:
     print(f"spades-sim: {text}", file=sys.stderr, flush=True)
 
 
+def _notices_wanted(args) -> bool:
+    """Notices (``core/notices.py``) unless ``--quiet``, ``SPADES_SIM_NOTICES=0``, or a JSON
+    summary that goes to standard error (with ``--log -``)."""
+    if getattr(args, "quiet", False) or os.environ.get("SPADES_SIM_NOTICES") == "0":
+        return False
+    return not (getattr(args, "json", False) and getattr(args, "log", None) == "-")
+
+
 def main(argv=None) -> int:
     """Run one command; returns the exit status (2 for bad arguments, input or options, each
     reported as one line on standard error)."""
@@ -281,12 +292,12 @@ def main(argv=None) -> int:
     except SystemExit as exit_:  # a bad argument (one line already printed), --help, --version
         return 0 if exit_.code is None else exit_.code if isinstance(exit_.code, int) else 2
     try:
-        if args.command not in _LIGHT_COMMANDS:
-            from ..engine.toolchain import set_compile_notice
+        if _notices_wanted(args):
+            set_notice(_say)  # (a kernel's first compile, say: one line on standard error)
+        if args.command in _PLAYING_COMMANDS:
             from ..run.heap import keep_heap
 
             keep_heap()  # (this process plays chunks: ``run/heap.py``)
-            set_compile_notice(_say)  # (a kernel's first compile: one line before it)
         return args.func(args)
     except SpadesError as error:
         if args.debug:
@@ -296,8 +307,6 @@ def main(argv=None) -> int:
         return 2
     except BrokenPipeError:
         # The reader went away (`spades-sim ... | head`): stop quietly, as Unix tools do.
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as error:
@@ -311,3 +320,5 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"spades-sim {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        set_notice(None)  # (main() called from Python leaves the caller's process as it was)

@@ -18,9 +18,9 @@ own ``@njit(cache=True)`` functions cache wherever numba would put them, and num
 the hash: no kernel of the hand loop calls it, and numba's own check of its file is enough.
 
 **Compile notices.** A kernel's first compile on an empty cache takes from seconds to minutes.
-:func:`announce_compile` says so in one line before it starts, through the callback set with
-:func:`set_compile_notice` (the command line sets one that prints to standard error; a library
-caller hears nothing unless it sets one).
+:func:`announce_compile` says so in one line before it starts, through ``core/notices.py``
+(the command line asks for notices and prints them on standard error; a library caller hears
+nothing unless it asks).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..core import notices
 from ..core.errors import SpadesError
 from ..core.version import engine_hash
 
@@ -109,7 +110,6 @@ def install_cache_locator() -> None:
         impl._locator_classes = [ToolkitCacheLocator, *impl._locator_classes]
 
 
-_notice = None
 _announced: set = set()
 
 #: The double-dummy solver's compile notice (its kernels compile when ``dd.py`` is imported).
@@ -117,9 +117,9 @@ SOLVER_COMPILE = ("the double-dummy solver", "about two minutes", "dd.py", "_sea
 
 
 def set_compile_notice(callback) -> None:
-    """Have :func:`announce_compile` call ``callback(text)`` (``None``: say nothing)."""
-    global _notice
-    _notice = callback
+    """Have :func:`announce_compile` call ``callback(text)`` (``None``: say nothing); the same
+    as ``core.notices.set_notice``."""
+    notices.set_notice(callback)
 
 
 def kernel_cached(source: str, function: str) -> bool:
@@ -138,8 +138,9 @@ def announce_compile(what: str, duration: str, source: str, function: str) -> No
     """One line, once a process, before ``function`` of ``engine/<source>`` compiles on an
     empty cache: ``compiling WHAT once (DURATION); later runs load it from the cache``."""
     key = (source, function)
-    if _notice is None or key in _announced:
+    if not notices.listening() or key in _announced:
         return
     _announced.add(key)
     if not kernel_cached(source, function):
-        _notice(f"compiling {what} once ({duration}); later runs load it from numba's cache")
+        notices.notice(f"compiling {what} once ({duration}); later runs load it from numba's "
+                       f"cache")

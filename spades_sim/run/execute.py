@@ -207,6 +207,10 @@ def _watch_parent() -> None:
     if _WATCHING:
         return
     parent = os.getppid()
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C reaches the whole process group: the run's process stops the workers, so a
+        # worker ignores it rather than print a KeyboardInterrupt traceback of its own.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch():
         while os.getppid() == parent:
@@ -259,7 +263,8 @@ def _quiet_abort():
     that the tasks it had started were cancelled, which is what stopping means here."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=UserWarning,
-                                message=r".*tasks? (have|has) been successfully executed")
+                                message=r"\d+ tasks? (have|has) been successfully executed|"
+                                        r"\d+ tasks? which (were|was) still being processed")
         yield
 
 
