@@ -24,7 +24,7 @@ from .dataset import (
     write_chunk,
 )
 from .locks import claim_share
-from .memory import play_chunk, play_chunk_stored
+from .memory import play_chunk, play_chunk_stored, spec_acceptance
 from .spec import RunSpec, make_config, shard_chunks
 
 # Seconds to wait for a Dask scheduler given by address before giving up with a RunError.
@@ -123,11 +123,18 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
     if shard is not None:
         shard = _check_shard(shard)
     out = Path(out).resolve()  # workers may run elsewhere (another directory, a Dask node)
+    if spec.deal_filter is not None and "deal_filter" not in spec.extra:
+        # Measured before anything is written (a filter that accepts nothing fails here); it
+        # goes to meta.json (spec.extra) and the summary.
+        spec.extra["deal_filter"] = spec_acceptance(spec)
     client = _connect(scheduler) if backend == "dask" and scheduler is not None else None
     try:
         prepare_dir(spec, out, shard)
         with claim_share(out, spec, shard) as writer:
-            return _execute(spec, out, writer, jobs, backend, client, shard, quiet)
+            summary = _execute(spec, out, writer, jobs, backend, client, shard, quiet)
+            if spec.deal_filter is not None:
+                summary["deal_filter"] = spec.extra["deal_filter"]
+            return summary
     finally:
         if client is not None:
             client.close()
