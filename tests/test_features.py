@@ -170,3 +170,59 @@ def test_a_filter_that_accepts_nothing_fails_within_its_bound():
     with pytest.raises(DealFilterError, match="draw deal"):
         simulate_hands(preset("two-player"), seat_strategies(["random"], 2), 3, 1,
                        deal_filter="seat0.aces > 0")
+
+
+# -- the command line and experiment files ------------------------------------------------------
+def test_simulate_with_a_deal_filter_reports_its_acceptance(capsys, tmp_path):
+    import json
+
+    from spades_sim.cli import main
+
+    assert main(["simulate", "--hands", "30", "--seed", "2", "--strategy", "random",
+                 "--deal-filter", FILTER]) == 0
+    out = capsys.readouterr().out
+    assert f"deal filter '{FILTER}': accepts " in out and "of deals" in out
+    run_dir = tmp_path / "run"
+    assert main(["simulate", "--hands", "30", "--seed", "2", "--strategy", "random", "--cards",
+                 "--deal-filter", FILTER, "--max-tries", "5000", "--out", str(run_dir),
+                 "--quiet", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["deal_filter"] == summary["deal_filter"]
+    assert meta["identity"]["deal_filter"] == {"text": FILTER, "max_tries": 5000}
+    frame = load_run(run_dir)
+    seat0 = frame[frame["seat"] == 0]
+    assert (seat0["seat_spades"] >= 4).all() and (seat0["seat_aces"] == 0).all()
+    # A hand of the filtered run replays (and its cards are checked against the dataset).
+    assert main(["hand", str(run_dir), "--hand", "17"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert sum(card[1] == "S" for card in record["hands"][0]) >= 4
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--deal-filter", "seat0.spades >> 4"], "deal filter 'seat0.spades >> 4': expected a "
+                                             "number, found '>' at column 15"),
+    (["--max-tries", "10"], "--max-tries needs --deal-filter"),
+    (["--deal-filter", "seat0.spades > 13", "--max-tries", "30"], "accepted none of 30 deals"),
+])
+def test_bad_deal_filter_options_are_one_line(capsys, args, fragment):
+    from spades_sim.cli import main
+
+    assert main(["simulate", "--hands", "3", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and fragment in captured.err, captured.err
+
+
+def test_the_experiment_key():
+    from spades_sim.core.errors import ExperimentError
+    from spades_sim.experiment import parse_experiment
+
+    text = ('name = "f"\nseed = 1\nhands = 10\ndeal_filter = "seat0.aces >= 2"\n'
+            'deal_filter_max_tries = 500\n[[config]]\nname = "c"\nrules = "classic"\n')
+    experiment = parse_experiment(text, "f.toml")
+    assert experiment.spec("hands").deal_filter == DealFilter.parse("seat0.aces >= 2", 500)
+    with pytest.raises(ExperimentError, match=r"f.toml:4: deal filter .* unknown feature"):
+        parse_experiment(text.replace("aces", "ace"), "f.toml")
+    three = text.replace("seat0", "seat3").replace('"classic"', '"cutthroat"')
+    with pytest.raises(ExperimentError, match=r"f.toml:4: .*seats 0..2"):
+        parse_experiment(three, "f.toml")

@@ -76,6 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
                                "- writes it to standard output, and the summary then goes to "
                                "standard error")
         play.add_argument("--json", action="store_true", help="print the results as JSON")
+        play.add_argument("--deal-filter", metavar="EXPR",
+                          help="play only deals EXPR accepts, such as 'seat0.spades >= 4 and "
+                               "seat0.aces == 0' (comparisons of seatN.FEATURE joined by and / "
+                               "or; features in docs/runs.md); each hand takes the first "
+                               "accepted deal on its own deal stream, so the seed still fixes "
+                               "the hands")
+        play.add_argument("--max-tries", type=_units, default=None, metavar="N",
+                          help="with --deal-filter: the deals one hand may draw before the run "
+                               "stops with an error (default 100000)")
         _add_run_options(play)
         play.set_defaults(func=func)
 
