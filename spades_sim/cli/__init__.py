@@ -132,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the configuration (needed when the run has several)")
     hand.add_argument("--duplicate", action="store_true",
                       help="the copy played with the seats rotated (runs with --duplicate)")
+    hand.add_argument("--show", action="store_true",
+                      help="print the hand as a diagram (the deal by compass seat, the bids, "
+                           "the exchange and every trick) instead of its hand-log line")
     hand.set_defaults(func=cmd_hand)
 
     replay = sub.add_parser("replay", help="validate and score a hand log")

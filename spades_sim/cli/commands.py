@@ -276,7 +276,12 @@ def cmd_hand(args):
 
     obj, checked = hand_record_checked(args.dir, args.hand, config=args.config, game=args.game,
                                        duplicate=args.duplicate)
-    print(json.dumps(obj))
+    if args.show:
+        from ..handlog import hand_diagram
+
+        print(hand_diagram(obj), end="")
+    else:
+        print(json.dumps(obj))
     if not checked:
         print("spades-sim hand: note: the run was played without --cards, so the replayed deal "
               "could not be checked against the dataset (its bids, tricks and scores were)",
