@@ -500,3 +500,25 @@ def test_win_probability_in_the_games_section(built, tmp_path, monkeypatch):
     assert (table["games"] >= 1).all() and table["win_rate"].between(0, 1).all()
     figures = [name for name in ctx.files if not name.endswith(".csv")]
     assert len(figures) == 4 and all((tmp_path / name).exists() for name in figures)
+
+
+def test_example_hands_are_linked_diagrams(built):
+    """The worst set and a failed nil of the hands run, replayed and drawn beside the report
+    (and folded in the page), as ``spades-sim hand ... --show`` draws them."""
+    import re
+
+    from spades_sim.handlog import hand_diagram, hand_record
+
+    folder = built["index"].parent
+    page = built["index"].read_text()
+    for kind in ("bid_accuracy-worst-set", "nil-failed-nil"):
+        path = folder / "hands" / f"{kind}.txt"
+        assert f'href="hands/{kind}.txt"' in page
+        text = path.read_text()
+        found = re.search(r"configuration (\S+), hand (\d+), seat \d+; <a href=\"hands/"
+                          + kind, page)
+        assert found, kind
+        obj = hand_record(built["results"] / "hands", int(found.group(2)),
+                          config=found.group(1))
+        assert text == hand_diagram(obj)
+        assert "Tricks (leader first; * wins):" in text
