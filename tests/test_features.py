@@ -167,6 +167,9 @@ def test_a_filter_that_accepts_nothing_fails_within_its_bound():
     with pytest.raises(DealFilterError, match="seats 0..2"):
         simulate_hands(preset("cutthroat"), seat_strategies(["random"], 3), 3, 1,
                        deal_filter="seat3.aces > 0")
+    with pytest.raises(DealFilterError, match="raised IndexError"):
+        simulate_hands(rules, seat_strategies(["random"], 4), 3, 1,
+                       deal_filter=lambda deal: deal[5].spades > 1)
     with pytest.raises(DealFilterError, match="draw deal"):
         simulate_hands(preset("two-player"), seat_strategies(["random"], 2), 3, 1,
                        deal_filter="seat0.aces > 0")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -74,7 +74,7 @@ class DealFilter:
     """
 
     text: str | None = None
-    function: object = field(default=None, compare=False)
+    function: object = None
     clauses: tuple = ()
     max_tries: int = DEFAULT_MAX_TRIES
 
@@ -129,7 +129,11 @@ class DealFilter:
         """Whether the deal whose seats have the features ``seats`` (a sequence of
         :class:`SeatFeatures`) passes."""
         if self.function is not None:
-            return bool(self.function(tuple(seats)))
+            try:
+                return bool(self.function(tuple(seats)))
+            except Exception as error:  # (the user's code: one line naming it, not a traceback)
+                raise DealFilterError(f"deal filter {self.describe()!r} raised "
+                                      f"{type(error).__name__}: {error}") from error
         return accepts_clauses(self.clauses, [tuple(s) for s in seats])
 
     def identity(self) -> dict:

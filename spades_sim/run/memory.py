@@ -247,9 +247,13 @@ def spec_acceptance(spec: RunSpec) -> dict | None:
     {config: n}, "acceptance_rate": {config: rate}}``."""
     if spec.deal_filter is None:
         return None
-    per_config = {config.name: deal_acceptance(config.rules, spec.deal_filter, spec.seed,
-                                               spec.units)
-                  for config in spec.configs}
+    by_rules: dict = {}  # (configurations with the same rules deal alike: measured once)
+    per_config = {}
+    for config in spec.configs:
+        if config.rules not in by_rules:
+            by_rules[config.rules] = deal_acceptance(config.rules, spec.deal_filter, spec.seed,
+                                                     spec.units)
+        per_config[config.name] = by_rules[config.rules]
     first = next(iter(per_config.values()))
     return {"filter": first["filter"], "max_tries": first["max_tries"],
             "measured_hands": first["measured_hands"],
