@@ -205,7 +205,11 @@ def test_bags_added_count_what_the_rules_count():
         for hand_id, (bids_, tricks, _) in enumerate(hands):
             _, bags_after = score_hand(rules, bids_, [0] * 4, tricks, [0, 0])
             assert bags_after == added.tolist()[4 * hand_id:4 * hand_id + 2]
-        table = effects.paired_effects(frame, "c", metrics=["bags_added", "overtricks"])
+        # (a copy of the frame as configuration "d": the baseline is not compared with itself)
+        pair = pd.concat([frame, frame.assign(config="d")], ignore_index=True)
+        pair["config"] = pair["config"].astype("category")
+        table = effects.paired_effects(pair, "c", metrics=["bags_added", "overtricks"])
+        assert set(table["config"]) == {"d"} and (table["diff"] == 0).all()
         means = table.set_index("metric")["config_mean"]
         assert means["bags_added"] == pytest.approx(sum(wanted[:2] + wanted[4:6]) / 4)
         assert means["overtricks"] == pytest.approx(
