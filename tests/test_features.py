@@ -76,6 +76,15 @@ def test_hand_features_needs_cards():
         hand_features(frame)
 
 
+def test_the_engine_numbers_the_features_as_the_core_does():
+    from spades_sim.core.features import FEATURES
+    from spades_sim.engine import features as kernel
+
+    codes = {name: getattr(kernel, f"F_{name.upper()}") for name in FEATURES}
+    assert codes == {name: code for code, name in enumerate(FEATURES)}
+    assert kernel.N_FEATURES == len(FEATURES)
+
+
 # -- conditional deals ------------------------------------------------------------------------
 def _python_filter(deal):
     return deal[0].spades >= 4 and deal[0].aces == 0

@@ -4,8 +4,9 @@ Modules: ``layout`` (the kernels' constant names for the core's tables, no numba
 (bitboard helpers), ``rng`` (in-kernel PRNG and its draw contract), ``deal``, ``trick`` (legal
 moves, trick winner), ``strategy_kernels`` (the strategies' shared helpers and trick estimate),
 ``strategy_bids`` and ``strategy_play`` (every strategy's bidding and card decisions),
-``bidding`` (the auction), ``scoring``, ``search`` (the ``mc`` player), ``simulate`` (the entry
-kernels) and ``calls`` (the Python side: allocate, call one entry kernel, return the records).
+``bidding`` (the auction), ``scoring``, ``search`` (the ``mc`` player), ``features`` (hand
+features and the deal filter's clauses, evaluated as data), ``simulate`` (the entry kernels)
+and ``calls`` (the Python side: allocate, call one entry kernel, return the records).
 
 Numba's on-disk cache (``cache=True``) is keyed by the source file of each *entry* function only,
 so an edit to a helper in another file would leave a stale compiled kernel in use. To rule that

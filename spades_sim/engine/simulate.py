@@ -448,7 +448,8 @@ def simulate_hands_nb(rules, kinds, params, deal_key, play_key, first_hand_id, o
 
     Hand ``h`` depends only on the keys and ``h``, so any split of a run into pieces (workers,
     chunks) reproduces the same hands. ``games`` is unused (an empty GameArrays). No seat may be
-    an ``mc`` seat (``simulate_hands_search_nb`` plays those).
+    an ``mc`` seat (``simulate_hands_search_nb`` plays those). ``deal_filter``: the deal filter's
+    tuple (``calls.filter_tuple``; empty arrays for none), see ``_run_nb``.
     """
     # ``games_mode`` as a runtime bool (``first_hand_id < 0`` is never true), not the literal
     # False: with a literal, numba would compile a second copy of the whole hand loop, one per

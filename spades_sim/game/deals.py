@@ -5,12 +5,11 @@ how many deals each hand rejects before the engine plays the hand."""
 
 from __future__ import annotations
 
-from ..core.bidding import is_misdeal
-from ..core.cards import cards_of, mask_of
 from ..core.errors import DealFilterError
 from ..core.features import SeatFeatures, count_features
 from ..core.rules import Rules
 from ..core.strategies import Strategy
+from ..reference.deal import deal
 from ..reference.strategies import estimate_tricks
 from ..reference.stream import Stream
 
@@ -30,26 +29,13 @@ def seat_features(rules: Rules, hands, params: dict | None = None) -> tuple:
     return tuple(seats)
 
 
-def next_deal(rules: Rules, stream: Stream) -> list[int]:
-    """One deal on ``stream`` (misdeal redeals included): one bitboard per seat."""
-    size = rules.hand_size
-    while True:
-        deck = cards_of(rules.deck_mask)
-        for i in range(len(deck) - 1, 0, -1):
-            j = stream.bounded(i + 1)
-            deck[i], deck[j] = deck[j], deck[i]
-        hands = [mask_of(deck[seat * size:(seat + 1) * size]) for seat in range(rules.players)]
-        if not rules.misdeal_redeal or not any(is_misdeal(hand) for hand in hands):
-            return hands
-
-
 def filtered_deal(rules: Rules, stream: Stream, deal_filter, what: str = "a hand"):
     """``(hands, tries)``: the first deal on ``stream`` that ``deal_filter`` accepts, and the
     deals drawn for it; a :class:`DealFilterError` after ``max_tries`` deals with none
     accepted (``what`` names the hand in it)."""
     params = _default_params()
     for tries in range(1, deal_filter.max_tries + 1):
-        hands = next_deal(rules, stream)
+        hands = deal(rules, stream)  # (one deal, misdeal redeals included)
         if deal_filter.accepts(seat_features(rules, hands, params)):
             return hands, tries
     raise DealFilterError(f"deal filter {deal_filter.describe()!r} accepted none of "
