@@ -113,6 +113,9 @@ def test_the_same_seed_gives_the_same_deals_with_any_chunking():
     chunked = simulate(configs, n_hands=60, seed=5, chunk_size=7, cards=True,
                        deal_filter="seat1.hcp >= 14 or seat2.voids > 0")
     assert whole.drop(columns="chunk").equals(chunked.drop(columns="chunk"))
+    workers = simulate(configs, n_hands=60, seed=5, chunk_size=20, jobs=2, cards=True,
+                       deal_filter="seat1.hcp >= 14 or seat2.voids > 0")
+    assert whole.drop(columns="chunk").equals(workers.drop(columns="chunk"))
     one = whole.pivot(index="hand_id", columns="seat", values=["seat_hcp", "seat_voids"])
     assert ((one[("seat_hcp", 1)] >= 14) | (one[("seat_voids", 2)] > 0)).all()
     assert whole.attrs["deal_filter"]["acceptance_rate"]["c"] < 1
@@ -238,3 +241,24 @@ def test_the_experiment_key():
     three = text.replace("seat0", "seat3").replace('"classic"', '"cutthroat"')
     with pytest.raises(ExperimentError, match=r"f.toml:4: .*seats 0..2"):
         parse_experiment(three, "f.toml")
+
+
+def test_an_experiment_with_a_deal_filter(tmp_path, capsys):
+    import json
+
+    from spades_sim.cli import main
+
+    path = tmp_path / "f.toml"
+    path.write_text('name = "f"\nseed = 3\nhands = 40\nchunk_size = 20\ncards = true\n'
+                    'analyses = ["bid_accuracy"]\ndeal_filter = "seat1.kings >= 2"\n'
+                    '[[config]]\nname = "c"\nrules = "classic"\nstrategy = "random"\n')
+    assert main(["run", str(path), "--out", str(tmp_path / "results"), "--reports",
+                 str(tmp_path / "reports"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "deal filter 'seat1.kings >= 2': accepts c " in out
+    meta = json.loads((tmp_path / "results" / "hands" / "meta.json").read_text())
+    assert meta["deal_filter"]["measured_hands"] == 40
+    frame = load_run(tmp_path / "results" / "hands")
+    assert (frame.loc[frame["seat"] == 1, "seat_kings"] >= 2).all()
+    page = (tmp_path / "reports" / "f" / "index.html").read_text()
+    assert "deal filter" in page and "seat1.kings &gt;= 2" in page

@@ -216,6 +216,8 @@ def cmd_run(args):
         print(f"{summary['out']}: {mode}{share}: played {summary['played_chunks']} chunk(s), "
               f"skipped {summary['skipped_chunks']} already done; {summary['units']:,} "
               f"{mode.split()[-1]} in {summary['seconds']:.1f} s")
+        if "deal_filter" in summary:
+            print(f"{summary['out']}: " + _acceptance_line(summary["deal_filter"]))
     if shard:
         print(f"shard {shard[0]}/{shard[1]} done; the report is built by spades-sim report "
               f"{out} once all shards are in (spades-sim status {out} shows them)")
