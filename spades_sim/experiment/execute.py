@@ -15,6 +15,7 @@ from ..evaluate import match_spec, tournament, tournament_pairs
 from ..evaluate.tournament import SUMMARY
 from ..run import RunSpec, execute, run_status
 from ..run.dataset import META, open_run, prepare_dir
+from ..run.memory import spec_acceptance
 from .model import EXPERIMENT_COPY, TOURNAMENT_DIR, Experiment
 from .parse import load_experiment
 
@@ -52,6 +53,9 @@ def run_experiment(experiment: Experiment, out=None, *, jobs: int = 1, backend: 
     (``finish_results`` does it once every shard is in)."""
     out = Path(out) if out is not None else default_results_dir(experiment)
     runs = experiment_runs(experiment, out)
+    for _, spec, _ in runs:  # (a deal filter's acceptance goes into meta.json, written below)
+        if spec.deal_filter is not None:
+            spec.extra.setdefault("deal_filter", spec_acceptance(spec))
     # Refuse any different run before writing or playing anything: the folders that hold a
     # run first (prepare_dir only checks those), then the new ones get their meta.json.
     held = [run for run in runs if (run[2] / META).exists()]
