@@ -12,6 +12,8 @@ The names a user needs, importable from here (``dir(spades_sim)`` lists them):
 * one hand at a time: :class:`Hand` and :class:`Game` (the game-state API);
 * double dummy: :func:`solve` (the tricks each side takes from a position) and :func:`par`
   (par of played hands);
+* hands of a kind: :func:`hand_features` (suit counts, honours, the trick estimate of a frame's
+  dealt cards) and :class:`DealFilter` (deal only hands a predicate accepts);
 * from a games run: :func:`win_probability` and :func:`win_probability_by_lead`.
 
 Each is imported on first use, so ``import spades_sim`` stays light (no numba, no pandas).
@@ -25,10 +27,12 @@ __version__ = "0.1.0"
 
 #: Each public name and the module that defines it.
 _PUBLIC = {
+    "DealFilter": "spades_sim.run",
     "Game": "spades_sim.game",
     "Hand": "spades_sim.game",
     "Rules": "spades_sim.core.rules",
     "build_report": "spades_sim.report",
+    "hand_features": "spades_sim.run",
     "load_run": "spades_sim.run",
     "match": "spades_sim.evaluate",
     "par": "spades_sim.game.par",

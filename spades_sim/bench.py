@@ -27,7 +27,7 @@ from .core.rules import Rules
 from .core.seeding import stream_keys
 from .core.strategies import PluginStrategy, Strategy
 from .core.version import commit
-from .engine.calls import hands_kernel, kernel_strategies
+from .engine.calls import filter_tuple, hands_kernel, kernel_strategies
 from .engine.scoring import score_hand_nb
 from .game import dispatch
 
@@ -98,9 +98,11 @@ def _worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> di
     deal_key, play_key = stream_keys(seed)
     rules_tuple = rules.kernel_tuple()
     no_games = schema.allocate_games(0)
+    no_filter = filter_tuple(rules)
     started = time.perf_counter()
     warm = schema.allocate_hands(4096, False)
-    simulate_hands_nb(rules_tuple, kinds, params, deal_key, play_key, first, warm, no_games, False)
+    simulate_hands_nb(rules_tuple, kinds, params, deal_key, play_key, first, warm, no_games, False,
+                      no_filter)
     compile_seconds = time.perf_counter() - started
     _check_chunk(rules, warm)
     chunk = min(CHUNK, max(n_hands, 1))
@@ -111,7 +113,7 @@ def _worker(rules: Rules, strategies, seed: int, first: int, n_hands: int) -> di
     def play(start, count):  # into the pre-allocated arrays
         view = schema.take(out, count)
         simulate_hands_nb(rules_tuple, kinds, params, deal_key, play_key, start, view,
-                          no_games, False)
+                          no_games, False, no_filter)
         return view
 
     return _timed_chunks(play, first, n_hands, chunk, compile_seconds)

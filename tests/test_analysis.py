@@ -205,7 +205,11 @@ def test_bags_added_count_what_the_rules_count():
         for hand_id, (bids_, tricks, _) in enumerate(hands):
             _, bags_after = score_hand(rules, bids_, [0] * 4, tricks, [0, 0])
             assert bags_after == added.tolist()[4 * hand_id:4 * hand_id + 2]
-        table = effects.paired_effects(frame, "c", metrics=["bags_added", "overtricks"])
+        # (a copy of the frame as configuration "d": the baseline is not compared with itself)
+        pair = pd.concat([frame, frame.assign(config="d")], ignore_index=True)
+        pair["config"] = pair["config"].astype("category")
+        table = effects.paired_effects(pair, "c", metrics=["bags_added", "overtricks"])
+        assert set(table["config"]) == {"d"} and (table["diff"] == 0).all()
         means = table.set_index("metric")["config_mean"]
         assert means["bags_added"] == pytest.approx(sum(wanted[:2] + wanted[4:6]) / 4)
         assert means["overtricks"] == pytest.approx(
@@ -322,7 +326,7 @@ def test_paired_effects_hand_computed():
     assert score["diff_low"] == pytest.approx(25 / 3 - half, rel=1e-9)
     assert score["diff_high"] == pytest.approx(25 / 3 + half, rel=1e-9)
     assert table.loc[("alt", "set"), "diff"] == pytest.approx(-1 / 6)
-    assert table.loc[("base", "set"), "baseline_mean"] == pytest.approx(1 / 6)
+    assert table.loc[("alt", "set"), "baseline_mean"] == pytest.approx(1 / 6)
     assert table.loc[("alt", "bags_added"), "diff"] == 0.0
     assert table.loc[("alt", "overtricks"), "diff"] == 0.0
     assert table.loc[("alt", "nil"), "diff"] == pytest.approx(1 / 6)
@@ -338,9 +342,9 @@ def test_paired_effects_hand_computed():
     assert (table.loc[("alt", "nil"), "gains"], table.loc[("alt", "nil"), "losses"]) == (1, 0)
     assert score["diff_p"] == pytest.approx(2 * stats.t.sf(25 / 3 / (np.std(
         [5, 5, 15], ddof=1) / sqrt(3)), 2))
-    itself = table.loc["base"]
-    assert (itself["diff"] == 0).all() and (itself["diff_low"] == 0).all()
-    assert (itself["diff_high"] == 0).all()
+    # The baseline is not compared with itself.
+    assert set(table.index.get_level_values("config")) == {"alt"}
+    assert effects.paired_effects(frame[frame["config"] == "base"], "base").empty
     per_side = effects.paired_effects(frame, "base", metrics=["score"], by=("side",))
     assert list(per_side.columns[:3]) == ["side", "config", "baseline"]
     alt = per_side[per_side["config"] == "alt"].set_index("side")
@@ -349,6 +353,21 @@ def test_paired_effects_hand_computed():
         effects.paired_effects(frame, "nope")
     with pytest.raises(ValueError, match="metric"):
         effects.paired_effects(frame, "base", metrics=["luck"])
+
+
+def test_side_summary_labels_its_per_seat_means():
+    """The table is per side, but its mean bid and tricks are per seat of the side: two hands
+    of four seats; side 0 bids 3 and 4, then 2 and nil (non-nil seat bids 3, 4, 2: mean 3),
+    side 1 bids 1 and 1 each time."""
+    from spades_sim.analysis.summary import side_summary
+
+    rows = seat_rows(0, [3, 1, 4, 1], [3, 2, 4, 1]) + seat_rows(1, [2, 1, 0, 1], [5, 1, 0, 1],
+                                                                  nil_seats=(2,))
+    table = side_summary(tidy(rows), preset("classic"))
+    assert "mean_bid" not in table.columns and "mean_tricks" not in table.columns
+    assert table.loc[0, "mean_seat_bid"] == pytest.approx(3.0)
+    assert table.loc[0, "mean_seat_tricks"] == pytest.approx(3.0)  # (3 + 4 + 5 + 0) / 4
+    assert table.loc[1, "mean_seat_bid"] == 1.0 and table.loc[1, "hands"] == 2
 
 
 def test_game_effects_hand_computed():
@@ -479,7 +498,7 @@ def test_spade_count_of_dealt_hands_is_hypergeometric(run):
 
 def test_a_configuration_compared_with_itself_has_effect_zero(run):
     table = effects.paired_effects(run, "a")
-    assert set(table["config"]) == {"a", "b", "s"}
+    assert set(table["config"]) == {"b", "s"}  # not the baseline against itself
     twin = table[table["config"] == "b"]
     assert twin["metric"].astype(str).tolist() == ["score", "set", "bags_added", "overtricks",
                                                    "nil"]

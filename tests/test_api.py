@@ -3,9 +3,9 @@
 
 import spades_sim
 
-PUBLIC = ["Game", "Hand", "Rules", "build_report", "load_run", "match", "par", "preset",
-          "run_experiment", "simulate", "solve", "tournament", "tune", "win_probability",
-          "win_probability_by_lead"]
+PUBLIC = ["DealFilter", "Game", "Hand", "Rules", "build_report", "hand_features", "load_run",
+          "match", "par", "preset", "run_experiment", "simulate", "solve", "tournament", "tune",
+          "win_probability", "win_probability_by_lead"]
 
 
 def test_dir_lists_the_public_names():

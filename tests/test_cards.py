@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from spades_sim.cli import main
+from spades_sim.core.features import FEATURE_TYPES
 from spades_sim.core.rules import preset
 from spades_sim.core.schema import TIDY_COLUMNS
 from spades_sim.experiment.parse import parse_experiment
@@ -85,7 +86,7 @@ def _cards(texts):
 
 def test_cards_column_holds_the_dealt_hands(hands_run):
     frame = load_run(hands_run)
-    assert list(frame.columns) == [*TIDY_COLUMNS, "cards"]
+    assert list(frame.columns) == [*TIDY_COLUMNS, "cards", *FEATURE_TYPES]
     assert frame["cards"].dtype == np.int64
     plain = frame[(frame["config"] == "mixed") & ~frame["duplicate"]]
     rules, strategies = configs()[1].rules, configs()[1].strategies
@@ -107,7 +108,7 @@ def test_a_run_without_cards_is_unchanged():
     assert with_cards.identity_hash() != plain.identity_hash()
     a = simulate(configs(), n_hands=6, seed=3, chunk_size=4)
     b = simulate(configs(), n_hands=6, seed=3, chunk_size=4, cards=True)
-    pd.testing.assert_frame_equal(a, b.drop(columns="cards"))
+    pd.testing.assert_frame_equal(a, b.drop(columns=["cards", *FEATURE_TYPES]))
 
 
 @pytest.mark.parametrize("config, hand, duplicate", [

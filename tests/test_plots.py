@@ -110,7 +110,7 @@ def test_paired_effects_plot_units(tables):
     table = tables["plot_paired_effects"]
     ax = plots.plot_paired_effects(table, metric="score")
     assert "points" in ax.get_xlabel()
-    assert len(ax.get_yticklabels()) == 2  # a and s
+    assert len(ax.get_yticklabels()) == 1  # s (the baseline a is not compared with itself)
     ax = plots.plot_paired_effects(table)
     assert "standard deviations" in ax.get_xlabel()
     with pytest.raises(ValueError, match="metric"):

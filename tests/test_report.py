@@ -163,7 +163,8 @@ def test_tables_load_as_csv(built):
         frame = pd.read_csv(path)
         assert len(frame.columns) >= 2, path.name
     paired = pd.read_csv(folder / "variant_effects-paired.csv")
-    assert set(paired["config"]) == {"classic", "aggr=1", "jokers"}
+    # (the baseline, classic, is not compared with itself)
+    assert set(paired["config"]) == {"aggr=1", "jokers"}
     assert "three" not in set(paired["config"])
 
 
@@ -593,3 +594,25 @@ def test_a_full_disk_names_the_report_and_the_hand_log(built, full_disk, capsys)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"hand log {log}: cannot write: No space left" in err
     assert not log.exists()
+
+
+def test_example_hands_are_linked_diagrams(built):
+    """The worst set and a failed nil of the hands run, replayed and drawn beside the report
+    (and folded in the page), as ``spades-sim hand ... --show`` draws them."""
+    import re
+
+    from spades_sim.handlog import hand_diagram, hand_record
+
+    folder = built["index"].parent
+    page = built["index"].read_text()
+    for kind in ("bid_accuracy-worst-set", "nil-failed-nil"):
+        path = folder / "hands" / f"{kind}.txt"
+        assert f'href="hands/{kind}.txt"' in page
+        text = path.read_text()
+        found = re.search(r"configuration (\S+), hand (\d+), seat \d+; <a href=\"hands/"
+                          + kind, page)
+        assert found, kind
+        obj = hand_record(built["results"] / "hands", int(found.group(2)),
+                          config=found.group(1))
+        assert text == hand_diagram(obj)
+        assert "Tricks (leader first; * wins):" in text

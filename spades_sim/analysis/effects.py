@@ -95,11 +95,11 @@ def paired_effects(df: pd.DataFrame, baseline: str,
     Returns
     -------
     DataFrame
-        One row per *by, ``config`` (the baseline included: it differs from itself by 0) and
-        ``metric`` (ordered as given): ``baseline``, ``n`` (paired hands), ``baseline_mean``
-        and ``config_mean`` (means of the per-hand metric), ``diff`` (mean of the per-hand
-        differences config - baseline), ``diff_low``, ``diff_high`` (95% interval), ``diff_p``
-        (two-sided p-value of no difference), ``method``, ``gains`` and ``losses``,
+        One row per *by, ``config`` (every configuration but the baseline; none when the baseline is
+        the only one) and ``metric`` (ordered as given): ``baseline``, ``n`` (paired hands),
+        ``baseline_mean`` and ``config_mean`` (means of the per-hand metric), ``diff`` (mean of the
+        per-hand differences config - baseline), ``diff_low``, ``diff_high`` (95% interval),
+        ``diff_p`` (two-sided p-value of no difference), ``method``, ``gains`` and ``losses``,
         ``baseline_sd`` (standard deviation of the baseline's per-hand metric, for
         standardised effects). ``method`` ``t`` (``score``, ``bags_added``, ``overtricks``):
         the Student t interval ``diff ± t(n - 1) sd / sqrt(n)`` (exactly ``diff`` when every
@@ -125,7 +125,7 @@ def paired_effects(df: pd.DataFrame, baseline: str,
     ...     "score_delta": [50, -100, 20, 30, 60, -100, 10, 30], "nil": False,
     ...     "side_contract": 3, "side_taken": 3})
     >>> paired_effects(frame, "a", metrics=["score"])[["config", "n", "diff"]].values.tolist()
-    [['a', 2, 0.0], ['b', 2, 0.0]]
+    [['b', 2, 0.0]]
     """
     by = list(by)
     metrics = list(metrics)
@@ -154,8 +154,10 @@ def paired_effects(df: pd.DataFrame, baseline: str,
     for name, values in _per_seat_metrics(hands, metrics).items():
         work[name] = values
     per_hand = aggregate(work, ["config", "hand_id", *by], **{m: (m, "mean") for m in metrics})
-    base = per_hand.loc[(per_hand["config"] == baseline).to_numpy()].drop(columns="config")
-    paired = per_hand.merge(base, on=["hand_id", *by], suffixes=("", "_baseline"))
+    is_base = (per_hand["config"] == baseline).to_numpy()
+    base = per_hand.loc[is_base].drop(columns="config")
+    # The baseline is not compared with itself: only the other configurations get rows.
+    paired = per_hand.loc[~is_base].merge(base, on=["hand_id", *by], suffixes=("", "_baseline"))
     parts = []
     for name in metrics:  # one metric at a time: no long frame of metrics x hands rows
         part = paired[[*by, "config"]].copy()

@@ -17,11 +17,12 @@ def _hand_keys(frame: pd.DataFrame) -> list[str]:
 
 def side_summary(frame: pd.DataFrame, rules) -> pd.DataFrame:
     """Per side of one configuration's tidy frame (``run/frames.py``) played under ``rules``:
-    hands, bid accuracy of the side's contract (made exactly, bagged, set), nil bids
-    made/failed, mean bid and tricks per seat, overtricks and bags added to the side's bag
-    counter per hand (:func:`~spades_sim.analysis.metrics.side_bags`: the overtricks plus the
-    failed nils' tricks under ``failed_nil_tricks = bags_only``) and mean score per hand, with
-    95% intervals (``*_low``, ``*_high``) on the set rate and the mean score. ``rules`` is
+    hands, bid accuracy of the side's contract (made exactly, bagged, set), nil bids made/failed,
+    ``mean_seat_bid`` and ``mean_seat_tricks`` (per seat of the side, not per side: the mean of its
+    seats' non-nil bids, and of its seats' tricks), overtricks and bags added to the side's bag
+    counter per hand (:func:`~spades_sim.analysis.metrics.side_bags`: the overtricks plus the failed
+    nils' tricks under ``failed_nil_tricks = bags_only``) and mean score per hand, with 95%
+    intervals (``*_low``, ``*_high``) on the set rate and the mean score. ``rules`` is
     kept for the callers; the counts need only the frame."""
     rows = []
     for side, part in frame.groupby("side", sort=True, observed=True):
@@ -41,8 +42,9 @@ def side_summary(frame: pd.DataFrame, rules) -> pd.DataFrame:
                 "side": side,
                 "strategies": " / ".join(sorted(set(map(str, part["strategy"])))),
                 "hands": len(per_hand),
-                "mean_bid": part.loc[~part["nil"], "bid"].mean(),
-                "mean_tricks": part["tricks"].mean(),
+                # Per seat, though the table is per side: hence the names.
+                "mean_seat_bid": part.loc[~part["nil"], "bid"].mean(),
+                "mean_seat_tricks": part["tricks"].mean(),
                 "exact_rate": exact / n_contracts if n_contracts else np.nan,
                 "bagged_rate": (made - exact) / n_contracts if n_contracts else np.nan,
                 "set_rate": 1 - made / n_contracts if n_contracts else np.nan,

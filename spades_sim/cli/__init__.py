@@ -82,6 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
                                "- writes it to standard output, and the summary then goes to "
                                "standard error")
         play.add_argument("--json", action="store_true", help="print the results as JSON")
+        play.add_argument("--deal-filter", metavar="EXPR",
+                          help="play only deals EXPR accepts, such as 'seat0.spades >= 4 and "
+                               "seat0.aces == 0' (comparisons of seatN.FEATURE joined by and / "
+                               "or; features in docs/runs.md); each hand takes the first "
+                               "accepted deal on its own deal stream, so the seed still fixes "
+                               "the hands")
+        play.add_argument("--max-tries", type=units_type, default=None, metavar="N",
+                          help="with --deal-filter: the deals one hand may draw before the run "
+                               "stops with an error (default 100000)")
         add_run_options(play)
         play.set_defaults(func=func)
 
@@ -129,6 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the configuration (needed when the run has several)")
     hand.add_argument("--duplicate", action="store_true",
                       help="the copy played with the seats rotated (runs with --duplicate)")
+    hand.add_argument("--show", action="store_true",
+                      help="print the hand as a diagram (the deal by compass seat, the bids, "
+                           "the exchange and every trick) instead of its hand-log line")
     hand.set_defaults(func=cmd_hand)
 
     replay = sub.add_parser("replay", help="validate and score a hand log")

@@ -14,6 +14,29 @@ from ..core.strategies import PRESETS as STRATEGY_PRESETS
 from .options import check_options, rules_and_strategies
 
 
+def _deal_filter(args):
+    """The --deal-filter option as a DealFilter (``None`` without it), parsed here, once."""
+    from ..core.features import DEFAULT_MAX_TRIES, DealFilter
+
+    if args.deal_filter is None:
+        if args.max_tries is not None:
+            raise UsageError("--max-tries needs --deal-filter")
+        return None
+    return DealFilter.parse(args.deal_filter, args.max_tries or DEFAULT_MAX_TRIES)
+
+
+def _acceptance_line(acceptance) -> str:
+    """One line on a deal filter's acceptance (``run.memory.deal_acceptance`` or
+    ``spec_acceptance``)."""
+    rates = acceptance["acceptance_rate"]
+    if isinstance(rates, dict):
+        shown = ", ".join(f"{name} {rate:.2%}" for name, rate in rates.items())
+    else:
+        shown = f"{rates:.2%}"
+    return (f"deal filter {acceptance['filter']!r}: accepts {shown} of deals (measured on "
+            f"the deal streams of the first {acceptance['measured_hands']:,} hands)")
+
+
 def _run_to_disk(args, n_hands=None, n_games=None):
     from ..run import RunSpec, execute, make_config, parse_config, parse_shard
 
@@ -27,7 +50,7 @@ def _run_to_disk(args, n_hands=None, n_games=None):
     chunk_size = args.chunk_size or (1000 if n_games else 100_000)
     spec = RunSpec(tuple(configs), args.seed, n_hands=n_hands, n_games=n_games,
                    chunk_size=chunk_size, duplicate=args.duplicate, par=args.par,
-                   cards=args.cards)
+                   cards=args.cards, deal_filter=_deal_filter(args))
     shard = parse_shard(args.shard) if args.shard is not None else None
     if args.log is not None:
         _check_log_with_out(args, spec)
@@ -39,7 +62,8 @@ def _run_to_disk(args, n_hands=None, n_games=None):
         config = spec.configs[0]
         play = play_games if spec.games_mode else simulate_hands
         _write_hand_log(args, play(config.rules, config.strategies, spec.units, spec.seed,
-                                   jobs=args.jobs, record_plays=True))
+                                   jobs=args.jobs, record_plays=True,
+                                   deal_filter=spec.deal_filter))
     out = _summary_stream(args)
     if args.json:
         print(json.dumps(summary), file=out)
@@ -49,6 +73,8 @@ def _run_to_disk(args, n_hands=None, n_games=None):
               f"{spec.unit_name} in {summary['seconds']:.1f} s "
               f"({summary['rate']:,.0f} {spec.unit_name}/s; start-up "
               f"{summary['warmup_seconds']:.1f} s apart)", file=out)
+        if "deal_filter" in summary:
+            print(_acceptance_line(summary["deal_filter"]), file=out)
         if args.log not in (None, "-"):
             print(f"hand log: {args.log}", file=out)
     return 0
@@ -107,7 +133,8 @@ def _play_in_memory(args, play, size, unit):
         from ..handlog.write import check_log_path
 
         check_log_path(args.log)  # before playing: a bad path must not cost the run
-    run = play(rules, strategies, size, args.seed, jobs=args.jobs, record_plays=logging)
+    run = play(rules, strategies, size, args.seed, jobs=args.jobs, record_plays=logging,
+               deal_filter=_deal_filter(args))
     if logging:
         _write_hand_log(args, run)
     return rules, strategies, run
@@ -130,9 +157,13 @@ def cmd_simulate(args):
     out = _summary_stream(args)
     if args.json:
         print(table.reset_index().to_json(orient="records"), file=out)
+        if run.acceptance is not None:  # (apart: the records stay what they are)
+            print(_acceptance_line(run.acceptance), file=sys.stderr)
         return 0
     print(f"{args.hands} independent hands, rules {rules.preset_name}, seed {args.seed}; "
           f"seats: {', '.join(str(s) for s in strategies)}", file=out)
+    if run.acceptance is not None:
+        print(_acceptance_line(run.acceptance), file=out)
     print(format_table(table), file=out)
     if args.log not in (None, "-"):
         print(f"hand log: {args.log}", file=out)
@@ -152,11 +183,14 @@ def cmd_games(args):
     out = _summary_stream(args)
     if args.json:
         print(json.dumps({"games": games.reset_index().to_dict(orient="records"),
-                          "ties": games.attrs["ties"], "mean_hands": games.attrs["mean_hands"]}),
+                          "ties": games.attrs["ties"], "mean_hands": games.attrs["mean_hands"],
+                          **({"deal_filter": run.acceptance} if run.acceptance else {})}),
               file=out)
         return 0
     print(f"{args.games} games to {rules.target}, rules {rules.preset_name}, seed {args.seed}; "
           f"seats: {', '.join(str(s) for s in strategies)}", file=out)
+    if run.acceptance is not None:
+        print(_acceptance_line(run.acceptance), file=out)
     print(format_table(games), file=out)
     print(f"ties/draws: {games.attrs['ties']}; mean hands per game: "
           f"{games.attrs['mean_hands']:.2f}", file=out)
@@ -182,6 +216,8 @@ def cmd_run(args):
         print(f"{summary['out']}: {mode}{share}: played {summary['played_chunks']} chunk(s), "
               f"skipped {summary['skipped_chunks']} already done; {summary['units']:,} "
               f"{mode.split()[-1]} in {summary['seconds']:.1f} s")
+        if "deal_filter" in summary:
+            print(f"{summary['out']}: " + _acceptance_line(summary["deal_filter"]))
     if shard:
         print(f"shard {shard[0]}/{shard[1]} done; the report is built by spades-sim report "
               f"{out} once all shards are in (spades-sim status {out} shows them)")
@@ -263,7 +299,12 @@ def cmd_hand(args):
 
     obj, checked = hand_record_checked(args.dir, args.hand, config=args.config, game=args.game,
                                        duplicate=args.duplicate)
-    print(json.dumps(obj))
+    if args.show:
+        from ..handlog import hand_diagram
+
+        print(hand_diagram(obj), end="")
+    else:
+        print(json.dumps(obj))
     if not checked:
         print("spades-sim hand: note: the run was played without --cards, so the replayed deal "
               "could not be checked against the dataset (its bids, tricks and scores were)",

@@ -49,3 +49,8 @@ class HandLogError(SpadesError):
 
 class UsageError(SpadesError):
     """Command-line options that do not go together."""
+
+
+class DealFilterError(SpadesError):
+    """A deal filter that cannot be read (the message gives the column), that does not fit the
+    rules, or that accepts no deal within its bounded number of tries."""

@@ -1,6 +1,7 @@
 """The optional columns of a run, after the tidy columns of ``core.schema.TIDY_TYPES``: the par
 columns of a run played with par (``--par``), then the ``cards`` column of a run played with
-``--cards``: their names and types.
+``--cards`` and the seat's hand features derived from it (``core.features.FEATURE_TYPES``):
+their names and types.
 
 They live here, not in ``schema.py``, because ``schema.py`` is part of the engine's hash (the
 kernels take their record arrays from it): a run without them keeps its columns, its bytes and
@@ -9,6 +10,7 @@ its identity. ``docs/runs.md`` documents each column.
 
 from __future__ import annotations
 
+from .features import FEATURE_TYPES
 from .schema import TIDY_TYPES
 
 #: The par columns and their types: ``par_tricks`` (int8), the double-dummy tricks of the row's
@@ -27,8 +29,9 @@ CARDS_TYPES = {"cards": "int64"}
 
 def tidy_types(par: bool = False, cards: bool = False) -> dict:
     """The columns of a run and their types: ``TIDY_TYPES``, with ``par`` the par columns after
-    them, and with ``cards`` the cards column last."""
-    return {**TIDY_TYPES, **(PAR_TYPES if par else {}), **(CARDS_TYPES if cards else {})}
+    them, and with ``cards`` the cards column and the ``seat_*`` feature columns last."""
+    return {**TIDY_TYPES, **(PAR_TYPES if par else {}),
+            **({**CARDS_TYPES, **FEATURE_TYPES} if cards else {})}
 
 
 def tidy_columns(par: bool = False, cards: bool = False) -> tuple:

@@ -24,7 +24,8 @@ def engine_hash() -> str:
     the core modules the kernels take constants and types from (names included), and of the
     shipped bid model (``core/data/bid_model.json``: the kernels compile its tables in) and
     tuned presets (``core/data/tuned.json``: a run names them, so their values are the
-    engine's).
+    engine's), and of ``core/features.py`` (a deal filter's text becomes the kernels' clause
+    codes there).
 
     The files are read again only when one of them has changed (size, modification time,
     inode) since the last call in this process: a run's workers ask for it at every chunk,
@@ -51,7 +52,7 @@ def _engine_paths() -> list[Path]:
     return engine + [
         PACKAGE_ROOT / "core" / name
         for name in ("rules.py", "schema.py", "seeding.py", "strategies.py", "cards.py",
-                     "view.py", "bidmodel.py", "data/bid_model.json",
+                     "view.py", "bidmodel.py", "features.py", "data/bid_model.json",
                      "data/tuned.json")
     ]
 

@@ -11,11 +11,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import schema
-from ..core.errors import StrategyError
+from ..core.errors import DealFilterError, StrategyError
 from ..core.rules import Rules
 from ..core.schema import MAX_SEATS
-from ..core.strategies import N_PARAMS, STRATEGY_HEURISTIC, STRATEGY_MC, kernel_arrays
+from ..core.strategies import (
+    N_PARAMS,
+    STRATEGY_HEURISTIC,
+    STRATEGY_MC,
+    Strategy,
+    kernel_arrays,
+)
 from ..core.view import VIEW_SIZE
+from .features import N_FEATURES, card_features_nb, filter_tries_nb
 from .plugin import first_class_quiet, function_pointer, never_bid, never_play
 from .simulate import (
     play_games_nb,
@@ -114,19 +121,75 @@ def plugin_tuple(plugins, kinds) -> tuple | None:
             np.zeros(1, dtype=np.uint64))
 
 
+def estimate_params(rules: Rules) -> np.ndarray:
+    """The default heuristic's parameter vector: what ``trick_estimate`` uses."""
+    default = Strategy("heuristic", Strategy("heuristic").defaults())
+    return np.ascontiguousarray(kernel_arrays([default], rules)[1][0])
+
+
+def filter_tuple(rules: Rules, deal_filter=None, redeals=None) -> tuple:
+    """The kernels' ``deal_filter`` tuple (``engine/features.py``) of a
+    :class:`~spades_sim.core.features.DealFilter` (or ``None``: deal every hand as always) and,
+    for a Python filter, each independent hand's ``redeals`` (the deals it rejected)."""
+    clauses = np.zeros((0, 5), dtype=np.float64)
+    max_tries = 1
+    if deal_filter is not None:
+        if not deal_filter.is_function:
+            clauses = np.ascontiguousarray(deal_filter.clause_array())
+        max_tries = int(deal_filter.max_tries)
+    skips = np.zeros(0, dtype=np.int64)
+    if redeals is not None:
+        skips = np.ascontiguousarray(redeals, dtype=np.int64)
+        max_tries = int(skips.max(initial=0)) + 1
+    return (clauses, estimate_params(rules), skips, np.int64(max_tries),
+            np.zeros(1, dtype=np.int64))
+
+
+def _check_filtered(deal_filter, packed) -> None:
+    failed = int(packed[4][0])
+    if failed:
+        raise DealFilterError(f"deal filter {deal_filter.describe()!r} accepted none of "
+                              f"{deal_filter.max_tries:,} deals on the stream of key index "
+                              f"{failed - 1} (a hand id; in a games run (game << 20) + 1 + its "
+                              f"hand); loosen it or raise max_tries")
+
+
+def card_features(rules: Rules, hands) -> np.ndarray:
+    """Every feature (``core.features.FEATURES``, in order) of each dealt bitboard of
+    ``hands``: float64 (n, N_FEATURES)."""
+    hands = np.ascontiguousarray(hands, dtype=np.int64).reshape(-1)
+    out = np.zeros((len(hands), N_FEATURES), dtype=np.float64)
+    card_features_nb(rules.kernel_tuple(), estimate_params(rules), hands, out)
+    return out
+
+
+def filter_tries(rules: Rules, deal_filter, deal_key, first: int, count: int) -> np.ndarray:
+    """The deals a declarative filter draws for independent hands ``first ...`` (``count`` of
+    them): int64, 0 for a hand it accepts none of ``max_tries`` deals (the array stops
+    there)."""
+    out = np.zeros(count, dtype=np.int64)
+    measured = filter_tries_nb(rules.kernel_tuple(), filter_tuple(rules, deal_filter), deal_key,
+                               first, out)
+    return out[:measured]
+
+
 def play_hands(rules: Rules, strategies, keys, first: int, count: int,
-               record_plays: bool = False, plugins=None) -> schema.HandArrays:
+               record_plays: bool = False, plugins=None, deal_filter=None,
+               redeals=None) -> schema.HandArrays:
     """Independent hands ``first .. first + count - 1`` from zero scores.
 
     ``keys``: the run's ``(deal_key, play_key)``; ``strategies``: one per seat (the default
     heuristic at a plug-in seat); ``plugins``: ``None``, or one entry per seat, ``None`` or a
-    numba plug-in ``(bid, play, params)`` (:func:`plugin_tuple`).
+    numba plug-in ``(bid, play, params)`` (:func:`plugin_tuple`). ``deal_filter``: ``None``
+    or a :class:`~spades_sim.core.features.DealFilter`; for a Python one, ``redeals`` holds
+    the deals each hand rejected (``game/deals.py`` finds them).
     """
     kinds, params = kernel_strategies(strategies, rules)
     plugged = plugin_tuple(plugins, kinds)
     out = schema.allocate_hands(count, record_plays)
+    packed = filter_tuple(rules, deal_filter, redeals)
     args = (rules.kernel_tuple(), kinds, params, keys[0], keys[1], first, out,
-            schema.allocate_games(0), record_plays)
+            schema.allocate_games(0), record_plays, packed)
     kernel = hands_kernel(kinds, plugged)
     announce(kernel)
     if plugged is None:
@@ -134,15 +197,19 @@ def play_hands(rules: Rules, strategies, keys, first: int, count: int,
     else:
         with first_class_quiet():
             kernel(*args, plugged)
+    _check_filtered(deal_filter, packed)
     return out
 
 
 def play_games(rules: Rules, strategies, keys, first: int, count: int,
-               record_plays: bool = False,
-               plugins=None) -> tuple[schema.HandArrays, schema.GameArrays]:
+               record_plays: bool = False, plugins=None,
+               deal_filter=None) -> tuple[schema.HandArrays, schema.GameArrays]:
     """Whole games ``first .. first + count - 1``: their hands (``hand_id`` numbers each hand
-    within its game) and one row per game. ``plugins`` as for :func:`play_hands`."""
+    within its game) and one row per game. ``plugins`` as for :func:`play_hands`;
+    ``deal_filter`` a declarative :class:`~spades_sim.core.features.DealFilter` or ``None``
+    (a Python filter plays through the game-state API)."""
     kinds, params = kernel_strategies(strategies, rules)
+    packed = filter_tuple(rules, deal_filter)
     plugged = plugin_tuple(plugins, kinds)
     extra = () if plugged is None else (plugged,)
     rules_tuple = rules.kernel_tuple()
@@ -157,7 +224,8 @@ def play_games(rules: Rules, strategies, keys, first: int, count: int,
         games = schema.allocate_games(batch)
         with first_class_quiet():
             finished, rows = kernel(rules_tuple, kinds, params, keys[0], keys[1], first + done,
-                                    batch, out, games, record_plays, *extra)
+                                    batch, out, games, record_plays, packed, *extra)
+        _check_filtered(deal_filter, packed)
         hand_parts.append(schema.take(out, rows))
         game_parts.append(schema.take(games, finished))
         done += finished

@@ -17,6 +17,7 @@ from numba import njit
 from .bidding import bid_round_nb, exchange_size_nb
 from .bits import TRUMP_MASK, byte_of_nb, lowest_card, wrap_seat_nb
 from .deal import draw_deal_nb, ordered_deck_nb, shuffle_deal_nb
+from .features import filtered_deal_nb
 from .layout import (
     DEAL_DRAW,
     FIRST_LEADER_DEALER_LEFT,
@@ -87,7 +88,7 @@ def game_over_nb(rules, scores):
 
 @njit(cache=True)
 def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games_mode, search,
-            out, games, record_plays, plugins):
+            out, games, record_plays, deal_filter, plugins):
     """Play ``n_units`` independent hands, or whole games when ``games_mode``.
 
     Independent hand ``h`` (``first_unit + unit``) is dealt by seat ``h % players`` from zero
@@ -165,6 +166,7 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
         fill_rules_nb(plugins[4], rules)
     scores = np.zeros(4, dtype=np.int64)
     bags = np.zeros(4, dtype=np.int64)
+    filtering = deal_filter[0].shape[0] > 0 or deal_filter[2].shape[0] > 0
     row = 0
     for unit in range(n_units):
         game_id = -1
@@ -198,6 +200,15 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
                 )
                 hand2 = 0
                 hand3 = 0
+            elif filtering:
+                skip = deal_filter[2][unit] if deal_filter[2].shape[0] > 0 else 0
+                hand0, hand1, hand2, hand3, deal_state, tries = filtered_deal_nb(
+                    rules, deal_filter, skip, deal_state, deck, n_cards)
+                if tries == 0:  # no deal accepted: the caller raises the error
+                    deal_filter[4][0] = key_index + 1
+                    keep_nb(param_array)
+                    keep_nb(memo_keys)
+                    return unit, row
             else:
                 hand0, hand1, hand2, hand3, deal_state = shuffle_deal_nb(rules, deal_state, deck,
                                                                          n_cards)
@@ -434,23 +445,24 @@ def _run_nb(rules, kinds, params, deal_key, play_key, first_unit, n_units, games
 # thread writes the last one (run/execute.py).
 @njit(cache=True, nogil=True)
 def simulate_hands_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out, games,
-                      record_plays):
+                      record_plays, deal_filter):
     """Play ``len(out.hand_id)`` independent hands, ids ``first_hand_id ...``, from zero scores.
 
     Hand ``h`` depends only on the keys and ``h``, so any split of a run into pieces (workers,
     chunks) reproduces the same hands. ``games`` is unused (an empty GameArrays). No seat may be
-    an ``mc`` seat (``simulate_hands_search_nb`` plays those).
+    an ``mc`` seat (``simulate_hands_search_nb`` plays those). ``deal_filter``: the deal filter's
+    tuple (``calls.filter_tuple``; empty arrays for none), see ``_run_nb``.
     """
     # ``games_mode`` as a runtime bool (``first_hand_id < 0`` is never true), not the literal
     # False: with a literal, numba would compile a second copy of the whole hand loop, one per
     # entry kernel, doubling the cold compile time of a run with hands and games.
     _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0],
-            first_hand_id < 0, False, out, games, record_plays, None)
+            first_hand_id < 0, False, out, games, record_plays, deal_filter, None)
 
 
 @njit(cache=True, nogil=True)
 def play_games_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, out, games,
-                  record_plays):
+                  record_plays, deal_filter):
     """Play whole games ``first_game_id ...``; return ``(games_done, rows_written)``.
 
     Stops early, between games, when fewer than ``hand_cap`` rows are left in ``out``; the caller
@@ -459,53 +471,53 @@ def play_games_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_gam
     (``play_games_search_nb`` plays those).
     """
     return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
-                   first_game_id >= 0, False, out, games, record_plays, None)
+                   first_game_id >= 0, False, out, games, record_plays, deal_filter, None)
 
 
 @njit(cache=True, nogil=True)
 def simulate_hands_search_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out, games,
-                             record_plays):
+                             record_plays, deal_filter):
     """``simulate_hands_nb`` for tables with ``mc`` seats."""
     _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0],
-            first_hand_id < 0, True, out, games, record_plays, None)
+            first_hand_id < 0, True, out, games, record_plays, deal_filter, None)
 
 
 @njit(cache=True, nogil=True)
 def play_games_search_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, out,
-                         games, record_plays):
+                         games, record_plays, deal_filter):
     """``play_games_nb`` for tables with ``mc`` seats."""
     return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
-                   first_game_id >= 0, True, out, games, record_plays, None)
+                   first_game_id >= 0, True, out, games, record_plays, deal_filter, None)
 
 
 @njit(cache=True, nogil=True)
 def simulate_hands_plugin_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out, games,
-                             record_plays, plugins):
+                             record_plays, deal_filter, plugins):
     """``simulate_hands_nb`` for tables with numba plug-in seats: ``plugins`` is the tuple of
     ``plugin.py`` (no ``mc`` seats; ``simulate_hands_plugin_search_nb`` plays those)."""
     _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0],
-            first_hand_id < 0, False, out, games, record_plays, plugins)
+            first_hand_id < 0, False, out, games, record_plays, deal_filter, plugins)
 
 
 @njit(cache=True, nogil=True)
 def play_games_plugin_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games, out,
-                         games, record_plays, plugins):
+                         games, record_plays, deal_filter, plugins):
     """``play_games_nb`` for tables with numba plug-in seats (see ``simulate_hands_plugin_nb``)."""
     return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
-                   first_game_id >= 0, False, out, games, record_plays, plugins)
+                   first_game_id >= 0, False, out, games, record_plays, deal_filter, plugins)
 
 
 @njit(cache=True, nogil=True)
 def simulate_hands_plugin_search_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out,
-                                    games, record_plays, plugins):
+                                    games, record_plays, deal_filter, plugins):
     """``simulate_hands_plugin_nb`` for tables with ``mc`` seats too."""
     _run_nb(rules, kinds, params, deal_key, play_key, first_hand_id, out.hand_id.shape[0],
-            first_hand_id < 0, True, out, games, record_plays, plugins)
+            first_hand_id < 0, True, out, games, record_plays, deal_filter, plugins)
 
 
 @njit(cache=True, nogil=True)
 def play_games_plugin_search_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
-                                out, games, record_plays, plugins):
+                                out, games, record_plays, deal_filter, plugins):
     """``play_games_plugin_nb`` for tables with ``mc`` seats too."""
     return _run_nb(rules, kinds, params, deal_key, play_key, first_game_id, n_games,
-                   first_game_id >= 0, True, out, games, record_plays, plugins)
+                   first_game_id >= 0, True, out, games, record_plays, deal_filter, plugins)

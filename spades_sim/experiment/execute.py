@@ -18,6 +18,7 @@ from ..evaluate.tournament import SUMMARY
 from ..run import RunSpec, execute, run_status
 from ..run.dataset import META, check_dir, open_run, prepare_dir
 from ..run.locks import claim_share
+from ..run.memory import spec_acceptance
 from .model import EXPERIMENT_COPY, TOURNAMENT_DIR, Experiment
 from .parse import load_experiment
 
@@ -58,6 +59,9 @@ def run_experiment(experiment: Experiment | str | Path, out=None, *, jobs: int =
         experiment = load_experiment(experiment)
     out = Path(out) if out is not None else default_results_dir(experiment)
     runs = experiment_runs(experiment, out)
+    for _, spec, _ in runs:  # (a deal filter's acceptance goes into meta.json, written below)
+        if spec.deal_filter is not None:
+            spec.extra.setdefault("deal_filter", spec_acceptance(spec))
     # Refuse any different run before writing or playing anything (check_dir writes nothing),
     # then hold every run's writer lock before writing its meta.json or the experiment's
     # copy: a second `run` refused because the first holds them has changed nothing.

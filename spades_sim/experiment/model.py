@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.features import DealFilter
 from ..core.rules import Rules
 from ..core.strategies import Strategy
 from ..run import Config, RunSpec
@@ -22,7 +23,7 @@ ANALYSES = ("variant_effects", "bid_accuracy", "nil", "games", "strategies")
 
 TOP_KEYS = ("name", "title", "question", "notes", "seed", "hands", "games", "chunk_size",
             "games_chunk_size", "duplicate", "par", "cards", "nil_counterfactual", "analyses",
-            "baseline", "config", "grid", "tournament")
+            "baseline", "config", "grid", "tournament", "deal_filter", "deal_filter_max_tries")
 TOURNAMENT_KEYS = ("strategies", "rules", "rule", "games", "hands", "chunk_size")
 TOURNAMENT_DIR = "tournament"  # the tournament's folder in the results dir
 CONFIG_KEYS = ("name", "rules", "rule", "strategy", "strategies")
@@ -92,6 +93,8 @@ class Experiment:
     # The hands run also plays each configuration's number line (nil turned off: the paired
     # value of nil, experiment.counterfactual).
     nil_counterfactual: bool = False
+    # The hands and games runs deal only what this accepts (core.features.DealFilter).
+    deal_filter: DealFilter | None = None
     path: str = ""
     text: str = field(default="", repr=False)
 
@@ -107,10 +110,10 @@ class Experiment:
                        else self.configs)
             return RunSpec(configs, self.seed, n_hands=self.hands,
                            chunk_size=self.chunk_size, duplicate=self.duplicate, par=self.par,
-                           cards=self.cards)
+                           cards=self.cards, deal_filter=self.deal_filter)
         return RunSpec(self.configs, self.seed, n_games=self.games,
                        chunk_size=self.games_chunk_size, duplicate=self.duplicate, par=self.par,
-                       cards=self.cards)
+                       cards=self.cards, deal_filter=self.deal_filter)
 
     def rules_by_config(self) -> dict[str, Rules]:
         return {c.name: c.rules for c in self.configs}

@@ -26,7 +26,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from ..core.errors import ExperimentError, StrategyError
+from ..core.errors import DealFilterError, ExperimentError, StrategyError
+from ..core.features import DEFAULT_MAX_TRIES, MAX_TRIES_LIMIT, DealFilter
 from ..core.limits import MAX_CHUNK_SIZE, MAX_SEED, MAX_UNITS
 from ..core.strategies import parse_strategy
 from .configs import ConfigParser
@@ -157,6 +158,7 @@ class _Parser(ConfigParser):
             configs, sources = [], []  # a tournament alone
         else:
             configs, sources = self.parse_configs(data)
+        deal_filter = self.parse_deal_filter(data, hands, games, configs)
         if duplicate:
             for config in configs:
                 if config.rules.players != 4 or not config.rules.partnership:
@@ -180,7 +182,28 @@ class _Parser(ConfigParser):
             chunk_size=chunk_size, games_chunk_size=games_chunk, duplicate=duplicate,
             analyses=analyses, baseline=baseline, configs=tuple(configs),
             sources=tuple(sources), tournament=tournament, par=par, cards=cards,
-            nil_counterfactual=nil_lines, path=self.path, text=self.text)
+            nil_counterfactual=nil_lines, deal_filter=deal_filter, path=self.path,
+            text=self.text)
+
+    def parse_deal_filter(self, data, hands, games, configs) -> DealFilter | None:
+        """The ``deal_filter`` key (and ``deal_filter_max_tries``), parsed and checked against
+        every configuration's rules."""
+        text = self.get(data, "deal_filter", "str")
+        tries = self.get(data, "deal_filter_max_tries", "count", high=MAX_TRIES_LIMIT)
+        if text is None:
+            if tries is not None:
+                self.fail(("deal_filter_max_tries",), "deal_filter_max_tries needs deal_filter")
+            return None
+        if hands is None and games is None:
+            self.fail(("deal_filter",), "deal_filter: it filters the deals of the hands and "
+                                        "games runs: give hands or games")
+        try:
+            deal_filter = DealFilter.parse(text, tries or DEFAULT_MAX_TRIES)
+            for config in configs:
+                deal_filter.check(config.rules)
+        except DealFilterError as error:
+            self.fail(("deal_filter",), str(error))
+        return deal_filter
 
     def parse_analyses(self, data, hands, games, tournament) -> tuple[str, ...]:
         if "analyses" not in data:

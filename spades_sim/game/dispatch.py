@@ -18,7 +18,7 @@ from ..core.errors import StrategyError
 from ..core.rules import Rules
 from ..core.strategies import PluginStrategy, parse_strategy
 from ..engine import calls
-from . import play
+from . import deals, play
 from .agents import plugin_output
 from .plugins import agents, heuristic_default, load
 
@@ -40,25 +40,42 @@ def _plan(strategies):
 
 
 def _play(engine, api, unit: str, rules: Rules, strategies, keys, first: int, count: int,
-          record_plays: bool):
+          record_plays: bool, deal_filter=None):
     """Play with the engine's ``engine`` function or the API's ``api`` one (see the module
-    docstring); ``unit`` names the pieces in the message of a failure."""
+    docstring); ``unit`` names the pieces in the message of a failure.
+
+    ``deal_filter`` (a :class:`~spades_sim.core.features.DealFilter` or ``None``): a
+    declarative one runs in the engine; for a Python one the deals each independent hand
+    rejects are found here, in Python, on the same deal streams (``deals.py``), and the engine
+    skips them; whole games with a Python filter are played through the API.
+    """
     kernel_strategies, plugins, python = _plan(strategies)
+    dealt = {}
+    if deal_filter is not None:
+        deal_filter.check(rules)
+        dealt["deal_filter"] = deal_filter
+        if deal_filter.is_function:
+            if unit == "games":
+                python = True
+            else:
+                dealt["redeals"] = deals.redeals(rules, keys[0], first, count, deal_filter)
     if python:
-        return api(rules, agents(strategies), keys, first, count, record_plays)
+        return api(rules, agents(strategies), keys, first, count, record_plays,
+                   deal_filter=deal_filter)
     if plugins is None:
-        return engine(rules, kernel_strategies, keys, first, count, record_plays)
+        return engine(rules, kernel_strategies, keys, first, count, record_plays, **dealt)
     failures: list = []
     try:
         with plugin_output(), _unraisable_kept(failures):
             out = engine(rules, kernel_strategies, keys, first, count, record_plays,
-                         plugins=plugins)
+                         plugins=plugins, **dealt)
         if not failures:
             return out
         error = failures[0]
     except Exception as raised:
         error = raised
-    api(rules, agents(strategies), keys, first, count, record_plays)  # names the culprit
+    api(rules, agents(strategies), keys, first, count, record_plays,
+        deal_filter=deal_filter)  # names the culprit
     raise StrategyError(f"a numba plug-in failed in {unit} {first}..{first + count - 1} "
                         f"({error}), but not when played again in Python") from error
 
@@ -86,14 +103,17 @@ def _unraisable_kept(failures: list):
 
 
 def play_hands(rules: Rules, strategies, keys, first: int, count: int,
-               record_plays: bool = False) -> schema.HandArrays:
-    """Independent hands ``first .. first + count - 1`` (``engine/calls.py``), any strategies."""
+               record_plays: bool = False, deal_filter=None) -> schema.HandArrays:
+    """Independent hands ``first .. first + count - 1`` (``engine/calls.py``), any strategies;
+    only deals ``deal_filter`` accepts, when given."""
     return _play(calls.play_hands, play.play_hands, "hands", rules, strategies, keys, first,
-                 count, record_plays)
+                 count, record_plays, deal_filter)
 
 
 def play_games(rules: Rules, strategies, keys, first: int, count: int,
-               record_plays: bool = False) -> tuple[schema.HandArrays, schema.GameArrays]:
-    """Whole games ``first .. first + count - 1`` (``engine/calls.py``), any strategies."""
+               record_plays: bool = False,
+               deal_filter=None) -> tuple[schema.HandArrays, schema.GameArrays]:
+    """Whole games ``first .. first + count - 1`` (``engine/calls.py``), any strategies;
+    only deals ``deal_filter`` accepts, when given."""
     return _play(calls.play_games, play.play_games, "games", rules, strategies, keys, first,
-                 count, record_plays)
+                 count, record_plays, deal_filter)

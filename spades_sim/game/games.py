@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 
+from ..core.features import as_deal_filter
 from ..core.rules import Rules
 from ..core.scoring import game_over
 from ..core.seeding import game_key_index, stream_keys
@@ -21,18 +22,21 @@ class Game:
     and ``winner`` (the winning side, -1 for a tie or a draw at the hand cap) tell the end.
     """
 
-    def __init__(self, rules: Rules, seed: int = 0, game_id: int = 0):
+    def __init__(self, rules: Rules, seed: int = 0, game_id: int = 0, *, deal_filter=None):
         deal_key, play_key = (int(key) for key in stream_keys(seed))
-        self._start(rules, deal_key, play_key, game_id)
+        self._start(rules, deal_key, play_key, game_id, deal_filter)
 
     @classmethod
-    def from_keys(cls, rules: Rules, deal_key: int, play_key: int, game_id: int) -> Game:
+    def from_keys(cls, rules: Rules, deal_key: int, play_key: int, game_id: int, *,
+                  deal_filter=None) -> Game:
         game = cls.__new__(cls)
-        game._start(rules, deal_key, play_key, game_id)
+        game._start(rules, deal_key, play_key, game_id, deal_filter)
         return game
 
-    def _start(self, rules: Rules, deal_key: int, play_key: int, game_id: int) -> None:
+    def _start(self, rules: Rules, deal_key: int, play_key: int, game_id: int,
+               deal_filter=None) -> None:
         self.rules = rules
+        self.deal_filter = as_deal_filter(deal_filter)  # every hand dealt through it
         self.game_id = game_id
         self._keys = (deal_key, play_key)
         self.first_dealer = Stream(deal_key, game_key_index(game_id)).bounded(rules.players)
@@ -46,7 +50,8 @@ class Game:
     def _deal(self, dealer: int) -> Hand:
         n_hands = len(self.results)
         return Hand.from_keys(self.rules, *self._keys, game_key_index(self.game_id, n_hands),
-                              dealer, self.scores, self.bags, hand_id=n_hands)
+                              dealer, self.scores, self.bags, hand_id=n_hands,
+                              deal_filter=self.deal_filter)
 
     @property
     def to_act(self) -> int:

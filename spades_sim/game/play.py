@@ -87,28 +87,31 @@ def _record(out: schema.HandArrays, row: int, hand: Hand, hand_id: int, game_id:
 
 
 def play_hands(rules: Rules, agents, keys, first: int, count: int,
-               record_plays: bool = False) -> schema.HandArrays:
+               record_plays: bool = False, deal_filter=None) -> schema.HandArrays:
     """Independent hands ``first .. first + count - 1`` from zero scores (``engine/calls.py``'s
-    ``play_hands``), one agent per seat."""
+    ``play_hands``), one agent per seat; ``deal_filter``: ``None`` or a
+    :class:`~spades_sim.core.features.DealFilter`."""
     deal_key, play_key = int(keys[0]), int(keys[1])
     out = schema.allocate_hands(count, record_plays)
     for row in range(count):
         hand_id = first + row
-        hand = Hand.from_keys(rules, deal_key, play_key, hand_id, hand_id % rules.players)
+        hand = Hand.from_keys(rules, deal_key, play_key, hand_id, hand_id % rules.players,
+                              deal_filter=deal_filter)
         play_out(hand, agents)
         _record(out, row, hand, hand_id, -1, record_plays)
     return out
 
 
 def play_games(rules: Rules, agents, keys, first: int, count: int,
-               record_plays: bool = False) -> tuple[schema.HandArrays, schema.GameArrays]:
+               record_plays: bool = False,
+               deal_filter=None) -> tuple[schema.HandArrays, schema.GameArrays]:
     """Whole games ``first .. first + count - 1`` (``engine/calls.py``'s ``play_games``)."""
     deal_key, play_key = int(keys[0]), int(keys[1])
     hands: list[tuple[Hand, int, int]] = []
     games = schema.allocate_games(count)
     for row in range(count):
         game_id = first + row
-        game = Game.from_keys(rules, deal_key, play_key, game_id)
+        game = Game.from_keys(rules, deal_key, play_key, game_id, deal_filter=deal_filter)
         while not game.over:
             play_out(game.hand, agents)
             hands.append((game.hand, len(game.results), game_id))

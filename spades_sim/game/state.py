@@ -36,10 +36,12 @@ from ..core.cards import (
     parse_card,
 )
 from ..core.errors import StrategyError
+from ..core.features import as_deal_filter
 from ..core.rules import Rules
 from ..core.scoring import score_hand
 from ..core.seeding import search_key, stream_keys
 from ..reference.stream import Stream
+from .deals import filtered_deal
 
 KEEP, BLIND, BID, BUMP, PASS, PLAY, OVER = "keep", "blind", "bid", "bump", "pass", "play", "over"
 LOOK = -1  # the blind phase's "no blind bid" action
@@ -115,25 +117,33 @@ class Hand:
     # -- construction ---------------------------------------------------------------------
     @classmethod
     def deal(cls, rules: Rules, seed: int = 0, hand_id: int = 0, *, dealer: int | None = None,
-             scores=None, bags=None) -> Hand:
+             scores=None, bags=None, deal_filter=None) -> Hand:
         """Hand ``hand_id`` of a run with ``seed``, as the engine deals it.
 
         The engine's independent hand ``h`` is dealt by seat ``h % players`` from zero
-        scores; give ``dealer``, ``scores`` and ``bags`` to start it elsewhere.
+        scores; give ``dealer``, ``scores`` and ``bags`` to start it elsewhere. With
+        ``deal_filter`` (text such as ``"seat0.spades >= 4"``, a Python function of the dealt
+        hands, or a :class:`~spades_sim.core.features.DealFilter`) the hand is the first deal on
+        its deal stream the filter accepts, as a run with that filter deals it.
         """
         deal_key, play_key = (int(key) for key in stream_keys(seed))
         if dealer is None:
             dealer = hand_id % rules.players
-        return cls.from_keys(rules, deal_key, play_key, hand_id, dealer, scores, bags)
+        return cls.from_keys(rules, deal_key, play_key, hand_id, dealer, scores, bags,
+                             deal_filter=deal_filter)
 
     @classmethod
     def from_keys(cls, rules: Rules, deal_key: int, play_key: int, key_index: int, dealer: int,
-                  scores=None, bags=None, hand_id: int | None = None) -> Hand:
+                  scores=None, bags=None, hand_id: int | None = None, *,
+                  deal_filter=None) -> Hand:
         """A hand seeded by the run's stream keys and a key index (``core/seeding.py``)."""
+        deal_filter = as_deal_filter(deal_filter)
+        if deal_filter is not None:
+            deal_filter.check(rules)
         hand = cls(rules, dealer, scores, bags, Stream(deal_key, key_index),
                    Stream(play_key, key_index), Stream(search_key(play_key), key_index),
                    key_index if hand_id is None else hand_id)
-        hand._shuffle()
+        hand._shuffle(deal_filter)
         return hand
 
     @classmethod
@@ -178,8 +188,15 @@ class Hand:
             deck[i], deck[j] = deck[j], deck[i]
         return deck
 
-    def _shuffle(self) -> None:
+    def _shuffle(self, deal_filter=None) -> None:
         rules, size = self.rules, self.rules.hand_size
+        if deal_filter is not None:  # (deals drawn on the same stream: game/deals.py)
+            hands, _ = filtered_deal(rules, self.deal_stream, deal_filter,
+                                     f"hand {self.hand_id}")
+            self.hands = list(hands)
+            self.dealt = list(hands)
+            self._start_bidding()
+            return
         if rules.deal == "draw":
             self._stock = self._shuffled_deck()
             self.phase = KEEP

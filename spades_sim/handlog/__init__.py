@@ -5,7 +5,8 @@ of a ``run.Run`` played with ``record_plays=True``; :func:`replay` checks every 
 rules (deal, bids, exchange, every play) and scores it with the pure rule helpers of ``core``,
 never with the engine, so a log is an independent check of a run; and :func:`replay_file` is the
 ``spades-sim replay FILE`` command; :func:`hand_record` replays one hand of a run on disk into
-a hand-log object (``spades-sim hand DIR --hand H``).
+a hand-log object (``spades-sim hand DIR --hand H``), and :func:`hand_diagram` draws one as
+text (``--show``).
 
 Replay never raises on bad input: each bad line becomes one error text that begins ``line N``
 (1-based), then ``(hand H)`` once the hand id is known, then the trick and seat where they matter
@@ -22,11 +23,12 @@ passes all its cards, then the partner passes back), while the two sides' passes
 interleave.
 """
 
+from .diagram import hand_diagram
 from .format import FIELDS, REQUIRED_FIELDS, RESULT_FIELDS, VERSION
 from .recover import hand_record, hand_record_checked
 from .replay import iter_replay, replay, replay_file, replay_line
 from .write import hand_objects, write_log
 
-__all__ = ["FIELDS", "REQUIRED_FIELDS", "RESULT_FIELDS", "VERSION", "hand_objects",
+__all__ = ["FIELDS", "REQUIRED_FIELDS", "RESULT_FIELDS", "VERSION", "hand_diagram", "hand_objects",
            "hand_record", "hand_record_checked", "iter_replay", "replay", "replay_file",
            "replay_line", "write_log"]

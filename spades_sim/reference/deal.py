@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from ..core.bidding import is_misdeal
 from ..core.cards import cards_of, mask_of
+from ..core.errors import DealFilterError
+from ..core.features import SeatFeatures, count_features
 from ..core.rules import Rules
-from .strategies import choose_keep
+from ..core.strategies import Strategy
+from .strategies import choose_keep, estimate_tricks
 from .stream import Stream
 
 
@@ -52,3 +55,21 @@ def draw_deal(rules: Rules, strategies, dealer: int, deal_stream: Stream,
             keep = choose_keep(strategies[seat], face_up, play_stream)
             hands[seat] |= 1 << (face_up if keep else face_down)
     return hands
+
+
+def filtered_deal(rules: Rules, stream: Stream, deal_filter) -> list[int]:
+    """The first :func:`deal` on ``stream`` that ``deal_filter`` (``core.features.DealFilter``)
+    accepts: deals follow one another on the same stream (``engine/features.py``); a
+    ``DealFilterError`` after ``max_tries`` deals with none accepted."""
+    params = Strategy("heuristic").defaults()
+    for _ in range(deal_filter.max_tries):
+        hands = deal(rules, stream)
+        seats = []
+        for hand in hands:
+            values = count_features(rules, hand)
+            values[-1] = estimate_tricks(rules, params, hand)
+            seats.append(SeatFeatures(*values, hand))
+        if deal_filter.accepts(seats):
+            return hands
+    raise DealFilterError(f"deal filter {deal_filter.describe()!r} accepted none of "
+                          f"{deal_filter.max_tries:,} deals")

@@ -18,7 +18,7 @@ from ..core.scoring import game_over, score_hand
 from ..core.seeding import game_key_index, search_key, stream_keys
 from ..core.strategies import parse_strategy
 from ..core.tricks import beats, breaks_spades, legal_cards
-from .deal import deal, draw_deal
+from .deal import deal, draw_deal, filtered_deal
 from .search import mc_card
 from .strategies import choose_bid, choose_blind, choose_bump, choose_card, choose_pass
 from .stream import Stream
@@ -113,18 +113,21 @@ def exchange_cards(rules: Rules, strategies, dealer: int, hands: list[int], bids
 
 
 def play_hand(rules: Rules, strategies, deal_key: int, play_key: int, key_index: int, dealer: int,
-              score_before, bags_before) -> dict:
+              score_before, bags_before, deal_filter=None) -> dict:
     """Deal, bid, exchange, play and score one hand (the hand loop of ``engine/simulate.py``).
 
     Returns a dict with the hand-log fields (``hand_id`` and ``game_id`` are left to the caller)
     plus ``first_leader``; ``hands`` are the dealt bitboards (before any exchange), ``exchange``
-    ``(from, to, card)`` triples, ``plays`` ``(seat, card)`` pairs.
+    ``(from, to, card)`` triples, ``plays`` ``(seat, card)`` pairs. With ``deal_filter``
+    (``core.features.DealFilter``) the hand is the first deal it accepts (``filtered_deal``).
     """
     players = rules.players
     deal_stream = Stream(deal_key, key_index)
     play_stream = Stream(play_key, key_index)
     if rules.deal == "draw":
         dealt = draw_deal(rules, strategies, dealer, deal_stream, play_stream)
+    elif deal_filter is not None:
+        dealt = filtered_deal(rules, deal_stream, deal_filter)
     else:
         dealt = deal(rules, deal_stream)
     hands = list(dealt)
@@ -214,7 +217,7 @@ def _keys_and_strategies(rules: Rules, strategies, seed: int):
 
 
 def simulate_hands(rules: Rules, strategies, n_hands: int, seed: int,
-                   first_hand_id: int = 0) -> list[dict]:
+                   first_hand_id: int = 0, deal_filter=None) -> list[dict]:
     """Independent hands from zero scores, as the engine plays them.
 
     Parameters
@@ -226,6 +229,8 @@ def simulate_hands(rules: Rules, strategies, n_hands: int, seed: int,
         Run seed; the stream keys come from ``core.seeding.stream_keys(seed)``.
     first_hand_id : int
         Id of the first hand: hand ``h`` uses key index ``h`` and dealer ``h % players``.
+    deal_filter : DealFilter, optional
+        Only deals it accepts (``core.features``).
 
     Returns
     -------
@@ -238,17 +243,18 @@ def simulate_hands(rules: Rules, strategies, n_hands: int, seed: int,
     result = []
     for hand_id in range(first_hand_id, first_hand_id + n_hands):
         hand = play_hand(rules, strategies, deal_key, play_key, hand_id,
-                         hand_id % rules.players, zeros, zeros)
+                         hand_id % rules.players, zeros, zeros, deal_filter)
         result.append({"hand_id": hand_id, "game_id": None, **hand})
     return result
 
 
-def play_games(rules: Rules, strategies, n_games: int, seed: int) -> tuple[list[dict], list[dict]]:
+def play_games(rules: Rules, strategies, n_games: int, seed: int,
+               deal_filter=None) -> tuple[list[dict], list[dict]]:
     """Whole games ``0 .. n_games-1``, as the engine plays them.
 
     Game ``g`` draws its first dealer with ``bounded(players)`` on deal-stream key index
     ``game_key_index(g)`` and plays its hand ``j`` on ``game_key_index(g, j)``; the deal passes
-    left.
+    left. ``deal_filter`` as for :func:`simulate_hands`.
 
     Returns
     -------
@@ -266,7 +272,8 @@ def play_games(rules: Rules, strategies, n_games: int, seed: int) -> tuple[list[
         n_hands = 0
         while True:
             hand = play_hand(rules, strategies, deal_key, play_key,
-                             game_key_index(game_id, n_hands), dealer, scores, bags)
+                             game_key_index(game_id, n_hands), dealer, scores, bags,
+                             deal_filter)
             hands.append({"hand_id": n_hands, "game_id": game_id, **hand})
             scores = [score + delta
                       for score, delta in zip(scores, hand["score_delta"], strict=True)]

@@ -68,6 +68,16 @@ def setup_rows(experiment: Experiment) -> list[dict]:
     return rows
 
 
+def _deal_filter_item(meta: dict) -> list[tuple]:
+    """The run's deal filter and its acceptance rate per configuration (none without one)."""
+    accepted = meta.get("deal_filter")
+    if not isinstance(accepted, dict) or not isinstance(accepted.get("acceptance_rate"), dict):
+        return []
+    rates = ", ".join(f"{name} {rate:.2%}" for name, rate in accepted["acceptance_rate"].items())
+    return [("deal filter", f"{accepted.get('filter', '')} (accepts {rates} of deals, measured "
+                            f"on the first {accepted.get('measured_hands', 0):,} hands)")]
+
+
 def run_metadata(ctx: Context, statuses: dict | None = None) -> list[dict]:
     """One entry per run (hands, games, the tournament): identity, versions, commit, created,
     completeness (``statuses``: the runs' ``run_status`` when already read)."""
@@ -92,6 +102,7 @@ def run_metadata(ctx: Context, statuses: dict | None = None) -> list[dict]:
                 ("complete", "yes" if status["complete"] else
                  f"no: {status['units_done']:,} of {status['units']:,} {status['unit']} "
                  f"(re-run spades-sim run to finish)"),
+                *_deal_filter_item(meta),
             ],
         })
     said = ctx.tournament_said

@@ -28,6 +28,7 @@ from ..analysis.nil import (
 from ..analysis.par import bids_against_par, nil_against_par, tricks_against_par
 from ..analysis.summary import game_summary, side_summary
 from ..evaluate import rating_difference
+from .examples import add_example_hands
 from .formatting import _digits, _interval, _signed, code, deal_phrase
 from .model import Context, Section, section
 
@@ -246,6 +247,7 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
                    plots.plot_calibration, calibration, facet="config")
         ctx.table(section, f"calibration-{feature}",
                   f"Calibration: mean bid and mean tricks by {feature}", calibration)
+    add_example_hands(ctx, section, ("worst-set",))
     if len(accuracy) and "set_rate" in accuracy:
         ordered = accuracy.sort_values("set_rate")
         for label, row in (("lowest", ordered.iloc[0]), ("highest", ordered.iloc[-1])):
@@ -357,6 +359,7 @@ def _nil(ctx: Context, section: Section) -> None:
         part = frame[frame["config"].isin(partnership)]
         ctx.table(section, "by-partner-bid", f"Nil success by the partner's bid ({where})",
                   nil_by_partner_bid(part))
+    add_example_hands(ctx, section, ("failed-nil", "made-blind-nil"))
     lines = ctx.number_lines()
     if not lines:
         section.notes.append(Markup(

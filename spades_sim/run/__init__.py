@@ -5,13 +5,16 @@ a chunk is the run's), executing a run into it (``execute``) and replaying one o
 (``recover``).
 """
 
+from ..core.features import DealFilter
 from .dataset import load_run, read_meta, run_status
 from .execute import execute
+from .features import hand_features
 from .memory import Run, play_games, simulate, simulate_hands
 from .provenance import file_checksum
 from .recover import RecoveredHand, replay_hand
 from .spec import Config, RunSpec, identity_hash, make_config, parse_config, parse_shard
 
-__all__ = ["Config", "RecoveredHand", "Run", "RunSpec", "execute", "file_checksum",
-           "identity_hash", "load_run", "make_config", "parse_config", "parse_shard",
-           "play_games", "read_meta", "replay_hand", "run_status", "simulate", "simulate_hands"]
+__all__ = ["Config", "DealFilter", "RecoveredHand", "Run", "RunSpec", "execute",
+           "file_checksum", "hand_features", "identity_hash", "load_run", "make_config",
+           "parse_config", "parse_shard", "play_games", "read_meta", "replay_hand", "run_status",
+           "simulate", "simulate_hands"]

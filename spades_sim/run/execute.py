@@ -31,7 +31,7 @@ from .dataset import (
 from .folder import short_reason
 from .heap import keep_heap_in_worker
 from .locks import claim_share
-from .memory import play_chunk_stored
+from .memory import play_chunk_stored, spec_acceptance
 from .spec import RunSpec, shard_chunks
 
 #: Seconds between the plain progress lines written when standard error is not a terminal.
@@ -126,6 +126,10 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
     if shard is not None:
         shard = _check_shard(shard)
     out = Path(out).resolve()  # workers may run elsewhere (another directory, a Dask node)
+    if spec.deal_filter is not None and "deal_filter" not in spec.extra:
+        # Measured before anything is written (a filter that accepts nothing fails here); it
+        # goes to meta.json (spec.extra) and the summary.
+        spec.extra["deal_filter"] = spec_acceptance(spec)
     client = connect_scheduler(scheduler) if backend == "dask" and scheduler is not None else None
     try:
         check_dir(spec, out)  # (another run: refused before anything is written)
@@ -135,7 +139,10 @@ def execute(spec: RunSpec, out, *, jobs: int = 1, backend: str = "loky",
             raise RunError(f"{out}: cannot create the run folder ({short_reason(error)})")
         with claim_share(out, spec, shard) as writer:
             prepare_dir(spec, out, shard)  # (under the lock: a refused writer wrote nothing)
-            return _execute(spec, out, writer, jobs, backend, client, shard, quiet)
+            summary = _execute(spec, out, writer, jobs, backend, client, shard, quiet)
+            if spec.deal_filter is not None:
+                summary["deal_filter"] = spec.extra["deal_filter"]
+            return summary
     finally:
         if client is not None:
             client.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..core.features import FEATURE_TYPES, FEATURES
 from ..core.par import tidy_columns
 
 _SUIT_LOW13 = 0x1FFF
@@ -37,6 +38,17 @@ def hand_features(masks: np.ndarray) -> dict[str, np.ndarray]:
         "singletons": (lengths == 1).sum(axis=0),
         "longest": lengths.max(axis=0),
     }
+
+
+def feature_columns(rules, masks) -> dict[str, np.ndarray]:
+    """The ``seat_*`` feature columns (``core.features.FEATURE_TYPES``) of dealt hands
+    (int64 bitboards, one per row) under ``rules``, computed by the engine (so
+    ``seat_trick_estimate`` is the default heuristic's own estimate)."""
+    from ..engine.calls import card_features  # (numba: only for runs with cards)
+
+    values = card_features(rules, masks)
+    return {column: values[:, code].astype(FEATURE_TYPES[column])
+            for code, column in enumerate(f"seat_{name}" for name in FEATURES)}
 
 
 def _constant_category(value: str, length: int) -> pd.Categorical:
@@ -68,8 +80,9 @@ def tidy_frame(hands, rules, strategies, *, config: str = "", duplicate: bool = 
     row's side (repeated on its seats, like ``side_taken``), and ``par_nil_safe``, whether the
     seat's nil is double-dummy safe (missing where the seat did not bid nil).
 
-    With ``cards`` the ``cards`` column comes last (``core.par.CARDS_TYPES``): the seat's
-    cards as dealt, the int64 bitboard of the record arrays' ``hands``.
+    With ``cards`` the ``cards`` column follows (``core.par.CARDS_TYPES``): the seat's cards
+    as dealt, the int64 bitboard of the record arrays' ``hands``; then the seat's hand features
+    (:func:`feature_columns`).
     """
     players = rules.players
     n_hands = len(hands.hand_id)
@@ -128,4 +141,6 @@ def tidy_frame(hands, rules, strategies, *, config: str = "", duplicate: bool = 
         frame["par_nil_safe"] = pd.array(np.where(safe < 0, None, safe == 1), dtype="boolean")
     if cards:
         frame["cards"] = hands.hands[:, :players].reshape(-1).astype(np.int64)
+        for name, values in feature_columns(rules, frame["cards"].to_numpy()).items():
+            frame[name] = values
     return frame[list(tidy_columns(par is not None, cards))]

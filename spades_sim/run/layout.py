@@ -39,8 +39,9 @@ import pandas as pd
 import pyarrow as pa
 
 from ..core.errors import RunError
+from ..core.features import FEATURE_TYPES
 from ..core.par import tidy_types
-from .frames import hand_features
+from .frames import feature_columns, hand_features
 
 #: Columns of one row per hand, with their tidy types.
 HAND_TYPES = {"config": "category", "duplicate": "bool", "chunk": "int32", "hand_id": "int64",
@@ -66,7 +67,7 @@ FEATURES = ("spades", "high_cards", "hcp", "voids", "singletons", "longest")
 #: Which stored columns (by name before the ``_S``/``_K``) each derived tidy column needs.
 DERIVED_NEEDS = {"seat": (), "side": (), "nil": ("bid", "blind"),
                  "side_contract": ("bid", "blind"), "side_taken": ("bid", "blind", "tricks"),
-                 **{name: ("cards",) for name in FEATURES}}
+                 **{name: ("cards",) for name in (*FEATURES, *FEATURE_TYPES)}}
 
 _ARROW = {"bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(),
           "int64": pa.int64(), "category": pa.dictionary(pa.int32(), pa.string())}
@@ -381,6 +382,10 @@ def _tidy_block(rules, arrays: dict, start: int, stop: int, wanted, out: dict) -
             if features is None:
                 features = hand_features(seat_values("cards").reshape(-1))
             values = features[name]
+        elif name in FEATURE_TYPES:  # the seat_* features of a run with cards
+            if "seat_features" not in cache:
+                cache["seat_features"] = feature_columns(rules, seat_values("cards").reshape(-1))
+            values = cache["seat_features"][name]
         elif name in SEAT_TYPES or name in PAR_SEAT_TYPES:
             values = seat_values(name).reshape(-1)
         else:  # a side column

@@ -17,6 +17,8 @@ import pandas as pd
 import pyarrow as pa
 
 from ..core import schema
+from ..core.errors import DealFilterError
+from ..core.features import as_deal_filter
 from ..core.rules import Rules
 from ..core.seeding import stream_keys
 from ..core.strategies import Strategy
@@ -36,6 +38,8 @@ class Run:
     seed: int
     hands: schema.HandArrays
     games: schema.GameArrays | None = None
+    #: With a deal filter: its acceptance (:func:`deal_acceptance`).
+    acceptance: dict | None = None
 
     def frame(self) -> pd.DataFrame:
         """The tidy table of the run (``run/frames.py``)."""
@@ -59,36 +63,79 @@ def _in_pieces(play, total: int, jobs: int, *args, offset: int = 0) -> list:
                                         for first, count in pieces)
 
 
-def _hands(rules, strategies, keys, record_plays, first, count):
-    return dispatch.play_hands(rules, strategies, keys, first, count, record_plays)
+def _hands(rules, strategies, keys, record_plays, deal_filter, first, count):
+    return dispatch.play_hands(rules, strategies, keys, first, count, record_plays, deal_filter)
 
 
-def _games(rules, strategies, keys, record_plays, first, count):
-    return dispatch.play_games(rules, strategies, keys, first, count, record_plays)
+def _games(rules, strategies, keys, record_plays, deal_filter, first, count):
+    return dispatch.play_games(rules, strategies, keys, first, count, record_plays, deal_filter)
+
+
+#: Hands whose deal streams measure a filter's acceptance rate (declarative, Python).
+ACCEPTANCE_HANDS = (10_000, 1_000)
+
+
+def deal_acceptance(rules: Rules, deal_filter, seed: int, n_hands: int | None = None) -> dict:
+    """How often ``deal_filter`` accepts a deal under ``rules``: measured on the deal streams
+    of independent hands ``0 .. n - 1`` of a run with ``seed`` (``n``: ``n_hands``, at most
+    :data:`ACCEPTANCE_HANDS`), exactly as a run draws them. ``{"filter", "max_tries",
+    "measured_hands", "deals", "acceptance_rate"}``; a :class:`DealFilterError` when a hand
+    finds no accepted deal within ``max_tries``."""
+    deal_filter = as_deal_filter(deal_filter)
+    deal_filter.check(rules)
+    cap = ACCEPTANCE_HANDS[deal_filter.is_function]
+    count = cap if n_hands is None else max(1, min(int(n_hands), cap))
+    deal_key = stream_keys(seed)[0]
+    if deal_filter.is_function:
+        from ..game.deals import redeals
+
+        tries = np.asarray(redeals(rules, deal_key, 0, count, deal_filter)) + 1
+    else:
+        from ..engine.calls import filter_tries
+
+        tries = filter_tries(rules, deal_filter, deal_key, 0, count)
+        if len(tries) and tries[-1] == 0:
+            raise DealFilterError(f"deal filter {deal_filter.describe()!r} accepted none of "
+                                  f"{deal_filter.max_tries:,} deals of hand {len(tries) - 1}; "
+                                  f"loosen it or raise max_tries")
+    deals = int(tries.sum())
+    return {"filter": deal_filter.describe(), "max_tries": int(deal_filter.max_tries),
+            "measured_hands": count, "deals": deals, "acceptance_rate": count / deals}
 
 
 def simulate_hands(rules: Rules, strategies, n_hands: int, seed: int, *, jobs: int = 1,
-                   record_plays: bool = False, first_hand_id: int = 0) -> Run:
+                   record_plays: bool = False, first_hand_id: int = 0,
+                   deal_filter=None) -> Run:
     """Play independent hands ``first_hand_id ...`` (``n_hands`` of them) from zero scores, on
-    ``jobs`` processes."""
+    ``jobs`` processes; with ``deal_filter`` (text, a Python function of the dealt hands or a
+    :class:`~spades_sim.core.features.DealFilter`) only deals it accepts (``docs/runs.md``,
+    "Conditional deals"), the run's ``acceptance`` telling how often it accepts."""
     strategies = list(strategies)
     check_plugins(strategies)
+    deal_filter = as_deal_filter(deal_filter)
+    acceptance = None
+    if deal_filter is not None:
+        acceptance = deal_acceptance(rules, deal_filter, seed, n_hands)
     parts = _in_pieces(_hands, n_hands, jobs, rules, strategies, stream_keys(seed), record_plays,
-                       offset=first_hand_id)
-    return Run(rules, strategies, seed, schema.concat(parts))
+                       deal_filter, offset=first_hand_id)
+    return Run(rules, strategies, seed, schema.concat(parts), acceptance=acceptance)
 
 
 def play_games(rules: Rules, strategies, n_games: int, seed: int, *, jobs: int = 1,
-               record_plays: bool = False, first_game_id: int = 0) -> Run:
+               record_plays: bool = False, first_game_id: int = 0, deal_filter=None) -> Run:
     """Play whole games ``first_game_id ...`` (``n_games`` of them) to the target (on ``jobs``
-    processes)."""
+    processes); ``deal_filter`` as for :func:`simulate_hands`."""
     strategies = list(strategies)
     check_plugins(strategies)
+    deal_filter = as_deal_filter(deal_filter)
+    acceptance = None
+    if deal_filter is not None:
+        acceptance = deal_acceptance(rules, deal_filter, seed)
     parts = _in_pieces(_games, n_games, jobs, rules, strategies, stream_keys(seed), record_plays,
-                       offset=first_game_id)
+                       deal_filter, offset=first_game_id)
     hands = schema.concat([hands for hands, _ in parts])
     games = schema.concat([games for _, games in parts])
-    return Run(rules, strategies, seed, hands, games)
+    return Run(rules, strategies, seed, hands, games, acceptance=acceptance)
 
 
 def rotated_strategies(strategies: tuple, shift: int) -> tuple:
@@ -123,10 +170,10 @@ def _played(spec: RunSpec, chunk: int):
             strategies = rotated_strategies(config.strategies, 1 if duplicate else 0)
             if spec.games_mode:
                 hands, games = dispatch.play_games(config.rules, strategies, keys, first, count,
-                                                   record)
+                                                   record, spec.deal_filter)
             else:
                 hands = dispatch.play_hands(config.rules, strategies, keys, first, count,
-                                            record)
+                                            record, spec.deal_filter)
                 games = None
             par = records_par(config.rules, hands, solved) if spec.par else None
             yield config, duplicate, strategies, hands, games, par
@@ -164,20 +211,50 @@ def _categorical(frame: pd.DataFrame) -> pd.DataFrame:
 
 def simulate(configs, *, n_hands: int | None = None, n_games: int | None = None, seed: int = 0,
              chunk_size: int = 100_000, duplicate: bool = False, jobs: int = 1,
-             par: bool = False, cards: bool = False) -> pd.DataFrame:
+             par: bool = False, cards: bool = False, deal_filter=None) -> pd.DataFrame:
     """A run straight to a DataFrame: the same rows as the same spec written to disk.
 
     ``configs``: a list of :class:`~spades_sim.run.spec.Config` (or ``(name, rules,
     strategies)`` tuples); ``par``: add the par columns (``core.par.PAR_TYPES``); ``cards``:
-    add the cards column (``core.par.CARDS_TYPES``).
+    add the cards column and the ``seat_*`` hand features (``core.par.tidy_types``);
+    ``deal_filter``: only deals it accepts (text such as ``"seat0.spades >= 4"``, a Python
+    function of the dealt hands, or a :class:`~spades_sim.core.features.DealFilter`); the
+    frame's ``attrs["deal_filter"]`` then holds its acceptance per configuration
+    (:func:`deal_acceptance`).
     """
     configs = tuple(c if isinstance(c, Config) else make_config(*c) for c in configs)
     spec = RunSpec(configs, seed, n_hands=n_hands, n_games=n_games, chunk_size=chunk_size,
-                   duplicate=duplicate, par=par, cards=cards)
+                   duplicate=duplicate, par=par, cards=cards,
+                   deal_filter=as_deal_filter(deal_filter))
+    acceptance = spec_acceptance(spec)
     if jobs == 1:
         frames = [play_chunk(spec, chunk) for chunk in range(spec.n_chunks)]
     else:
         from joblib import Parallel, delayed
 
         frames = Parallel(n_jobs=jobs)(delayed(play_chunk)(spec, c) for c in range(spec.n_chunks))
-    return _categorical(pd.concat(frames, ignore_index=True))
+    frame = _categorical(pd.concat(frames, ignore_index=True))
+    if acceptance is not None:
+        frame.attrs["deal_filter"] = acceptance
+    return frame
+
+
+def spec_acceptance(spec: RunSpec) -> dict | None:
+    """The acceptance of a run's deal filter (``None`` without one): :func:`deal_acceptance`
+    per configuration, as ``{"filter", "max_tries", "measured_hands", "deals":
+    {config: n}, "acceptance_rate": {config: rate}}``."""
+    if spec.deal_filter is None:
+        return None
+    by_rules: dict = {}  # (configurations with the same rules deal alike: measured once)
+    per_config = {}
+    for config in spec.configs:
+        if config.rules not in by_rules:
+            by_rules[config.rules] = deal_acceptance(config.rules, spec.deal_filter, spec.seed,
+                                                     spec.units)
+        per_config[config.name] = by_rules[config.rules]
+    first = next(iter(per_config.values()))
+    return {"filter": first["filter"], "max_tries": first["max_tries"],
+            "measured_hands": first["measured_hands"],
+            "deals": {name: value["deals"] for name, value in per_config.items()},
+            "acceptance_rate": {name: value["acceptance_rate"]
+                                for name, value in per_config.items()}}

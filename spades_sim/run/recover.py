@@ -97,11 +97,11 @@ def replay_hand(out, hand: int, *, config: str | None = None, game: int | None =
     strategies = rotated_strategies(chosen.strategies, 1 if duplicate else 0)
     if spec.games_mode:
         run = play_games(chosen.rules, strategies, 1, spec.seed, record_plays=True,
-                         first_game_id=unit)
+                         first_game_id=unit, deal_filter=spec.deal_filter)
         row = hand
     else:
         run = simulate_hands(chosen.rules, strategies, 1, spec.seed, record_plays=True,
-                             first_hand_id=unit)
+                             first_hand_id=unit, deal_filter=spec.deal_filter)
         row = 0
     if row >= len(run.hands.hand_id):
         raise RunError(f"{out}: the replayed game {unit} has {len(run.hands.hand_id)} hands but "

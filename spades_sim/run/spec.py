@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.errors import RunError, SpadesError
+from ..core.features import DEFAULT_MAX_TRIES, DealFilter
 from ..core.limits import MAX_CHUNK_SIZE, MAX_CHUNKS, MAX_UNITS
 from ..core.par import tidy_columns, tidy_types
 from ..core.rules import Rules, build_rules, preset, rules_from_spec
@@ -144,6 +145,8 @@ class RunSpec:
     duplicate: bool = False
     par: bool = False
     cards: bool = False
+    #: Only deals this filter accepts (``core.features.DealFilter``; ``None``: every deal).
+    deal_filter: DealFilter | None = None
     extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
@@ -191,6 +194,12 @@ class RunSpec:
             check_seed(self.seed)
         except SpadesError as error:
             raise RunError(str(error))
+        if self.deal_filter is not None:
+            if not isinstance(self.deal_filter, DealFilter):
+                raise RunError(f"deal_filter: {self.deal_filter!r} is not a DealFilter "
+                               f"(core.features.as_deal_filter makes one)")
+            for config in self.configs:
+                self.deal_filter.check(config.rules)
 
     @property
     def games_mode(self) -> bool:
@@ -241,6 +250,8 @@ class RunSpec:
             identity["par"] = True
         if self.cards:  # likewise only when set
             identity["cards"] = True
+        if self.deal_filter is not None:  # likewise (text filters only: a run on disk)
+            identity["deal_filter"] = self.deal_filter.identity()
         return identity
 
     @property
@@ -284,9 +295,17 @@ class RunSpec:
         if not isinstance(data["configs"], list) or not data["configs"]:
             raise RunError("identity: configs must be a non-empty list")
         units = {"n_" + data["unit"]: data["units"]}
+        deal_filter = data.get("deal_filter")
+        if deal_filter is not None:
+            if not isinstance(deal_filter, dict) or not isinstance(deal_filter.get("text"), str):
+                raise RunError(f"identity: deal_filter {deal_filter!r}: expected an object "
+                               f"with its text")
+            deal_filter = DealFilter.parse(deal_filter["text"],
+                                           deal_filter.get("max_tries", DEFAULT_MAX_TRIES))
         return cls(tuple(Config.from_dict(c) for c in data["configs"]), data["seed"],
                    chunk_size=data["chunk_size"], duplicate=data["duplicate"],
-                   par=data.get("par", False), cards=data.get("cards", False), **units)
+                   par=data.get("par", False), cards=data.get("cards", False),
+                   deal_filter=deal_filter, **units)
 
 
 def shard_chunks(spec: RunSpec, shard: tuple[int, int] | None) -> list[int]:
