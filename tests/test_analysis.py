@@ -569,3 +569,44 @@ def test_game_effects_on_a_run(games):
     classic = table.loc["classic"]
     assert classic.loc[False, "side0_wins"] + classic.loc[True, "side0_wins"] == \
         classic.loc[False, "decisive"]
+
+
+def test_fast_group_numbers_match_pandas_groupby():
+    """``analysis.groups`` numbers groups as ``groupby(sort=True, observed=True)`` does, so
+    ``aggregate``, ``first_rows`` and ``group_sums`` give pandas' own results exactly, for
+    categorical (with unused categories), bool, small and wide integer keys, and fall back to
+    pandas for keys they cannot number (floats, missing values)."""
+    from spades_sim.analysis.groups import first_rows, group_codes, group_sums
+    from spades_sim.analysis.metrics import aggregate
+
+    rng = np.random.default_rng(7)
+    n = 3000
+    frame = pd.DataFrame({
+        "config": pd.Categorical(rng.choice(["b", "a", "c"], n), categories=["a", "b", "c", "z"]),
+        "duplicate": rng.random(n) < 0.5, "game_id": rng.integers(-1, 3, n),
+        "hand_id": rng.integers(0, 10**15, n) // 10**12, "seat": rng.integers(0, 4, n).astype(
+            np.int8), "tricks": rng.integers(0, 14, n), "value": rng.random(n)})
+    frame["wide"] = rng.integers(-2**40, 2**40, n)
+    for keys in (["config"], ["seat"], ["duplicate", "config", "game_id", "hand_id", "seat"],
+                 ["wide", "seat"], ["config", "value"]):
+        expected = frame.groupby(keys, observed=True, sort=True).agg(
+            n=("tricks", "size"), total=("tricks", "sum"), mean=("value", "mean"),
+            sd=("value", "std")).reset_index()
+        table = aggregate(frame, keys, n=("tricks", "size"), total=("tricks", "sum"),
+                          mean=("value", "mean"), sd=("value", "std"))
+        pd.testing.assert_frame_equal(table, expected, check_exact=True)
+        pd.testing.assert_frame_equal(first_rows(frame, keys),
+                                      frame.drop_duplicates(subset=keys))
+        sums = group_sums(frame, keys, "tricks")
+        if "value" in keys:
+            assert group_codes(frame, keys) is None and sums is None
+        else:
+            assert np.array_equal(sums, frame.groupby(keys, observed=True)["tricks"].transform(
+                "sum").to_numpy())
+    missing = frame.assign(config=frame["config"].cat.add_categories(["y"]).where(
+        frame["seat"] > 0))
+    assert group_codes(missing, ["config"]) is None
+    pd.testing.assert_frame_equal(
+        aggregate(missing, ["config"], n=("tricks", "size")),
+        missing.groupby(["config"], observed=True, sort=True).agg(
+            n=("tricks", "size")).reset_index())
