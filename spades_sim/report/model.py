@@ -27,6 +27,7 @@ from ..experiment import TOURNAMENT_DIR, Experiment  # noqa: E402
 from ..experiment.counterfactual import is_number_line, number_pairs  # noqa: E402
 from ..run import load_run, read_meta  # noqa: E402
 from .formatting import display_table  # noqa: E402
+from .frames import ConfigFrames, combine  # noqa: E402
 from .headline import Finding  # noqa: E402
 
 FIGURE_FORMAT = "svg"  # vector figures: sharp at any screen resolution and zoom
@@ -106,6 +107,7 @@ class Context:
         if tournament is not None:
             self._tournament = tournament.result
         self._frames: dict = {}
+        self._split: dict = {}
         self.files: list[str] = []
         self.figure_titles: dict[str, str] = {}  # a figure title (folded) -> its section
 
@@ -124,7 +126,9 @@ class Context:
             if not len(frame):  # every chunk file corrupt or unfinished
                 raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
                                f"again to play them")
-            lines = frame["config"].astype(str).map(is_number_line).to_numpy(dtype=bool)
+            names = frame["config"].cat.categories
+            lines = np.isin(frame["config"].cat.codes.to_numpy(),
+                            [code for code, name in enumerate(names) if is_number_line(str(name))])
             self._frames[(mode, True)] = frame
             if lines.any():
                 frame = frame.loc[~lines].reset_index(drop=True)
@@ -132,11 +136,42 @@ class Context:
             self._frames[mode] = frame
         return self._frames[(mode, True)] if number_lines else self._frames[mode]
 
+    def config_frames(self, mode: str) -> ConfigFrames:
+        """The ``hands`` or ``games`` run's rows split by configuration (read once, on
+        demand): what :meth:`per_config` builds its frames from."""
+        if mode not in self._split:
+            self._split[mode] = ConfigFrames(self.results / mode)
+            if not self._split[mode].parts:
+                raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
+                               f"again to play them")
+        return self._split[mode]
+
+    def per_config(self, mode: str, analyses: dict, names=None) -> dict:
+        """``{key: table}``: each analysis ``function(frame)`` of ``analyses`` (``{key:
+        function}``) applied to the tidy frame of one configuration at a time (the
+        configurations ``names``, by default all but the number lines), the tables put
+        together as the whole frame would have given them (``report.frames.combine``). Exact
+        for analyses whose groups are within a configuration (``config`` is their first key):
+        the same rows in the same order make the same groups."""
+        frames = self.config_frames(mode)
+        wanted = set(frames.names() if names is None else names)
+        results: dict = {key: [] for key in analyses}
+        for name in frames.names():
+            if name not in wanted or (names is None and is_number_line(name)):
+                continue
+            frame = frames.frame(name)
+            for key, function in analyses.items():
+                table = function(frame)
+                if table is not None:  # (None: nothing for this configuration)
+                    results[key].append(table)
+            del frame
+        return {key: combine(tables) for key, tables in results.items()}
+
     def number_lines(self) -> dict:
         """Configuration -> its number line, for those the hands run played one of."""
         if "hands" not in self.experiment.modes:
             return {}
-        return number_pairs(self.frame("hands", number_lines=True)["config"].cat.categories)
+        return number_pairs(self.config_frames("hands").names())
 
     def has_par(self, mode: str) -> bool:
         """Whether the ``hands`` or ``games`` run was played with par (has the par columns)."""
@@ -160,6 +195,10 @@ class Context:
                                f"the experiment's; run the experiment again")
             self._tournament = result
         return self._tournament
+
+    def any_mode(self) -> str:
+        """``hands`` when the experiment has a hands run, else ``games``."""
+        return "hands" if "hands" in self.experiment.modes else "games"
 
     def any_frame(self) -> tuple[str, pd.DataFrame]:
         """The hands run's frame when there is one, else the games run's."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -126,9 +127,18 @@ def _environment():
                        lstrip_blocks=True, keep_trailing_newline=True)
 
 
-def build_report(results_dir, reports_root="reports") -> Path:
+def build_report(results_dir, reports_root="reports", progress: bool = False) -> Path:
     """Build ``<reports_root>/<name>/`` from an experiment's results folder; returns the path of
-    its ``index.html``. The folder is written under a temporary name and swapped in whole."""
+    its ``index.html``. The folder is written under a temporary name and swapped in whole.
+    ``progress``: one line on standard error as each section starts, and one at the end, with
+    the seconds since the start (what ``spades-sim report`` prints without ``--quiet``)."""
+    started = time.monotonic()
+
+    def say(text: str) -> None:
+        if progress:
+            print(f"spades-sim: report: {text} ({time.monotonic() - started:.1f} s)",
+                  file=sys.stderr, flush=True)
+
     results = Path(results_dir)
     saved = read_results(results, load_results_experiment(results))
     experiment = saved.experiment  # its configurations as the runs say
@@ -141,7 +151,9 @@ def build_report(results_dir, reports_root="reports") -> Path:
     try:
         ctx = Context(experiment, results, tmp, tournament=saved.tournament)
         sections = []
-        for name in _analyses(saved):
+        names = _analyses(saved)
+        for number, name in enumerate(names, 1):
+            say(f"section {number} of {len(names)}: {name}")
             spec = SECTIONS[name]
             built = Section(name, spec.title, spec.about)
             spec.build(ctx, built)
@@ -164,6 +176,7 @@ def build_report(results_dir, reports_root="reports") -> Path:
             generated=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()))
         (tmp / "index.html").write_text(page, encoding="utf-8")
         _swap_in(tmp, final)
+        say(f"written {final}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return final / "index.html"

@@ -5,7 +5,7 @@ a chunk is the run's), executing a run into it (``execute``) and replaying one o
 (``recover``).
 """
 
-from .dataset import load_run, read_meta, run_status
+from .dataset import load_run, read_meta, run_status, stored_chunks
 from .execute import execute
 from .memory import Run, play_games, simulate, simulate_hands
 from .provenance import file_checksum
@@ -14,4 +14,5 @@ from .spec import Config, RunSpec, identity_hash, make_config, parse_config, par
 
 __all__ = ["Config", "RecoveredHand", "Run", "RunSpec", "execute", "file_checksum",
            "identity_hash", "load_run", "make_config", "parse_config", "parse_shard",
-           "play_games", "read_meta", "replay_hand", "run_status", "simulate", "simulate_hands"]
+           "play_games", "read_meta", "replay_hand", "run_status", "simulate", "simulate_hands",
+           "stored_chunks"]
