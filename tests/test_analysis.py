@@ -610,3 +610,25 @@ def test_fast_group_numbers_match_pandas_groupby():
         aggregate(missing, ["config"], n=("tricks", "size")),
         missing.groupby(["config"], observed=True, sort=True).agg(
             n=("tricks", "size")).reset_index())
+
+
+def test_join_unique_is_pandas_inner_merge():
+    """``groups.join_unique``: pandas' inner merge on keys unique in the right frame, for keys
+    in the right's order repeated (the fast path), shuffled, partly missing, and repeated in the
+    right frame (pandas' own merge)."""
+    from spades_sim.analysis.groups import join_unique
+
+    rng = np.random.default_rng(3)
+    right = pd.DataFrame({"hand_id": np.arange(50), "side": np.int8(1),
+                          "value": rng.random(50), "extra": rng.integers(0, 5, 50)})
+    left = pd.concat([right.assign(value=rng.random(50))] * 3, ignore_index=True)
+    left["config"] = np.repeat(["a", "b", "c"], 50)
+    cases = [left, left.sample(frac=1, random_state=1), left.iloc[::2],
+             left.assign(hand_id=left["hand_id"] + 10)]
+    for part in cases:
+        pd.testing.assert_frame_equal(
+            join_unique(part, right, ["hand_id", "side"], "_baseline"),
+            part.merge(right, on=["hand_id", "side"], suffixes=("", "_baseline")))
+    twice = pd.concat([right, right], ignore_index=True)
+    pd.testing.assert_frame_equal(join_unique(left, twice, ["hand_id"], "_b"),
+                                  left.merge(twice, on=["hand_id"], suffixes=("", "_b")))

@@ -556,7 +556,7 @@ def test_per_configuration_tables_equal_the_whole_frame_tables(built, tmp_path):
     part = whole[whole["config"].isin(partnership)]
     part = part.assign(config=part["config"].astype(str).astype("category"))
     expected = paired_effects(part, "classic")
-    streamed = sections._paired_effects(ctx, partnership, "classic")
+    streamed, = sections._paired_effects(ctx, [(partnership, "classic")])
     pd.testing.assert_frame_equal(streamed, expected, check_exact=True,
                                   check_categorical=False)
     assert list(streamed["config"].cat.categories) == list(expected["config"].cat.categories)

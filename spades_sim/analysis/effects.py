@@ -216,9 +216,10 @@ def join_summaries(summaries, names) -> HandSummary:
         {name: joined([s.units[name] for s in summaries]) for name in first.units})
 
 
-def paired_from_summary(summary: HandSummary, baseline: str) -> pd.DataFrame:
+def paired_from_summary(summary: HandSummary, baseline: str, only=None) -> pd.DataFrame:
     """The second stage of :func:`paired_effects`: its table from the :class:`HandSummary` of
-    the configurations."""
+    the configurations; ``only``: the rows of these configurations alone (each row depends
+    only on its configuration and the baseline)."""
     metrics, by = list(summary.metrics), list(summary.by)
     seats = summary.seats
     if baseline not in seats.index:
@@ -232,17 +233,30 @@ def paired_from_summary(summary: HandSummary, baseline: str) -> pd.DataFrame:
         if isinstance(per_hand["config"].dtype, pd.CategoricalDtype):
             per_hand["config"] = per_hand["config"].cat.remove_unused_categories()
     base = per_hand.loc[(per_hand["config"] == baseline).to_numpy()].drop(columns="config")
+    if only is not None:
+        per_hand = per_hand.loc[per_hand["config"].isin(set(only)).to_numpy()]
+        comparable &= set(only)
     paired = join_unique(per_hand, base, ["hand_id", *by], "_baseline")
+    work = paired[[*by, "config"]].copy()
+    reductions = {"n": ("n", "size")}
+    for index, name in enumerate(metrics):  # every metric in one group-by (its columns: i:x)
+        work[f"{index}:value"] = paired[name].to_numpy()
+        work[f"{index}:base"] = paired[f"{name}_baseline"].to_numpy()
+        work[f"{index}:difference"] = (work[f"{index}:value"].to_numpy()
+                                       - work[f"{index}:base"].to_numpy())
+        reductions.update({
+            f"{index}:baseline_mean": (f"{index}:base", "mean"),
+            f"{index}:config_mean": (f"{index}:value", "mean"),
+            f"{index}:diff": (f"{index}:difference", "mean"),
+            f"{index}:diff_sd": (f"{index}:difference", "std"),
+            f"{index}:baseline_sd": (f"{index}:base", "std")})
+    work["n"] = np.zeros(len(work), dtype=np.int8)
+    moments = aggregate(work, [*by, "config"], **reductions)
     parts = []
-    for name in metrics:  # one metric at a time: no long frame of metrics x hands rows
-        part = paired[[*by, "config"]].copy()
-        part["value"] = paired[name].to_numpy()
-        part["base"] = paired[f"{name}_baseline"].to_numpy()
-        part["difference"] = part["value"].to_numpy() - part["base"].to_numpy()
-        table = aggregate(part, [*by, "config"], n=("difference", "size"),
-                          baseline_mean=("base", "mean"), config_mean=("value", "mean"),
-                          diff=("difference", "mean"), diff_sd=("difference", "std"),
-                          baseline_sd=("base", "std"))
+    for index, name in enumerate(metrics):
+        table = moments[[*by, "config", "n"]].copy()
+        for column in ("baseline_mean", "config_mean", "diff", "diff_sd", "baseline_sd"):
+            table[column] = moments[f"{index}:{column}"].to_numpy()
         table.insert(len(by) + 1, "metric", name)
         table["diff_p"] = t_test_p(table["diff"], table["diff_sd"], table["n"])
         table["method"] = "exact" if name in BINARY else "t"
@@ -254,16 +268,18 @@ def paired_from_summary(summary: HandSummary, baseline: str) -> pd.DataFrame:
     add_mean_interval(table, "diff", "n", t=True)
     table.insert(len(by) + 1, "baseline", baseline)
     for name, units in summary.units.items():
-        _exact_binary(table, units.loc[units["config"].isin(comparable).to_numpy()], name,
-                      baseline, by)
+        config = units["config"]
+        _exact_binary(table, units.loc[config.isin(comparable).to_numpy()],
+                      units.loc[(config == baseline).to_numpy()], name, baseline, by)
     return table
 
 
-def _exact_binary(table, units, name, baseline, by) -> None:
+def _exact_binary(table, units, base, name, baseline, by) -> None:
     """Replace the t interval and test of the binary metric ``name`` in ``table`` by the exact
-    ones on the discordant units (module docstring); in place."""
+    ones on the discordant units (module docstring; ``base``: the baseline's units); in
+    place."""
     keys = list(dict.fromkeys(["hand_id", BINARY[name], *by]))
-    base = units.loc[(units["config"] == baseline).to_numpy()].drop(columns="config")
+    base = base.drop(columns="config")
     paired = join_unique(units, base, keys, "_baseline")
     paired["gains"] = paired["event"] & ~paired["event_baseline"]
     paired["losses"] = ~paired["event"] & paired["event_baseline"]

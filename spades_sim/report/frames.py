@@ -61,6 +61,9 @@ class ConfigFrames:
                 self.features.setdefault(name, []).append(
                     {feature: np.stack(values, axis=1) for feature, values in features.items()})
             del table
+        # Arrow's allocator keeps what it freed (the chunk tables' other columns) for reuse;
+        # give it back, or the report's peak memory holds every chunk read.
+        pa.default_memory_pool().release_unused()
 
     def names(self) -> list[str]:
         """The configurations with rows, in the order of the whole frame's ``config``
@@ -97,15 +100,15 @@ def combine(tables: list[pd.DataFrame]) -> pd.DataFrame:
     :meth:`ConfigFrames.names`, as the whole frame would have given them: one after the other,
     their categorical columns with the categories of all of them (sorted, as the whole
     frame's: the categories the configurations used)."""
-    tables = [table for table in tables if len(table)] or tables[:1]
     if not tables:
         return pd.DataFrame()
     dtypes: dict = {}
-    for table in tables:
+    for table in tables:  # (the empty ones too: their categories are the frame's)
         for column in table.columns:
             if isinstance(table[column].dtype, pd.CategoricalDtype):
                 dtypes.setdefault(column, []).append(table[column].dtype)
-    table = pd.concat(tables, ignore_index=True)
+    table = pd.concat([table for table in tables if len(table)] or tables[:1],
+                      ignore_index=True)
     for column, found in dtypes.items():
         if all(dtype == found[0] for dtype in found):  # (kept by the concatenation)
             continue

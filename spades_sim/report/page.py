@@ -18,10 +18,12 @@ is one :func:`~spades_sim.report.model.section` entry in ``sections.py`` (and it
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pandas as pd
@@ -148,8 +150,10 @@ def build_report(results_dir, reports_root="reports", progress: bool = False) ->
     tmp = final.parent / f".{experiment.name}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
+    drawing = _figure_processes()
     try:
         ctx = Context(experiment, results, tmp, tournament=saved.tournament)
+        ctx.drawing = drawing
         sections = []
         names = _analyses(saved)
         for number, name in enumerate(names, 1):
@@ -158,6 +162,8 @@ def build_report(results_dir, reports_root="reports", progress: bool = False) ->
             built = Section(name, spec.title, spec.about)
             spec.build(ctx, built)
             sections.append(built)
+        say("figures")
+        ctx.finish_figures()
         findings = [f for built in sections for f in built.findings]
         family = adjust_findings(findings)
         top = headline(findings)
@@ -178,8 +184,37 @@ def build_report(results_dir, reports_root="reports", progress: bool = False) ->
         _swap_in(tmp, final)
         say(f"written {final}")
     finally:
+        if drawing is not None:
+            drawing.shutdown(wait=True, cancel_futures=True)
         shutil.rmtree(tmp, ignore_errors=True)
     return final / "index.html"
+
+
+#: Processes that draw the figures while the analyses go on: matplotlib's SVG output costs
+#: about as much as the analyses of a large report, and a figure needs only its small table.
+FIGURE_PROCESSES = 2
+
+
+def _figure_processes():
+    """A pool of fresh processes (spawned: nothing of this one's state but the arguments) that
+    draw figures, started now so that they have loaded matplotlib by the first figure; None
+    (figures drawn here) where a pool cannot be made or one core is all there is."""
+    workers = min(FIGURE_PROCESSES, os.cpu_count() or 1)
+    if workers < 2:
+        return None
+    try:
+        pool = ProcessPoolExecutor(max_workers=workers,
+                                   mp_context=multiprocessing.get_context("spawn"))
+        for _ in range(workers):
+            pool.submit(_ready)
+    except (OSError, NotImplementedError, ImportError):
+        return None
+    return pool
+
+
+def _ready() -> None:
+    """Nothing: a worker's first task, so that it starts (and imports what draws figures)
+    before the first figure."""
 
 
 def _analyses(saved: Results) -> list[str]:

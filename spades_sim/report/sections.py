@@ -80,7 +80,7 @@ def _variant_effects(ctx: Context, section: Section) -> None:
     groups: dict[tuple, list[str]] = {}
     for config in experiment.configs:
         groups.setdefault((config.rules.players, _adapted(config)), []).append(config.name)
-    tables = []
+    comparisons = []  # (names, baseline, adapting): the tables, in order
     for (players, adapted), names in sorted(groups.items(), key=lambda item: (-item[0][0],
                                                                                 item[0][1])):
         if len(names) < 2:
@@ -96,7 +96,7 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                          and configs[name].rules == base_config.rules), names[0])
         if not adapted and experiment.baseline in names:
             baseline = experiment.baseline
-        tables.append(_paired_effects(ctx, names, baseline))
+        comparisons.append((names, baseline, False))
     # Adapting the strategy: each configuration whose seats play the strategy tuned to its
     # rules against the configuration with the same rules and fixed strategies.
     for config in experiment.configs:
@@ -106,8 +106,11 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                       if c.rules == config.rules and not _adapted(c)), None)
         if fixed is None:
             continue
-        pair = _paired_effects(ctx, [fixed, config.name], fixed)
-        tables.append(pair[pair["config"] != fixed])
+        comparisons.append(([fixed, config.name], fixed, True))
+    tables = []
+    for (_, baseline, adapting), table in zip(comparisons, _paired_effects(
+            ctx, [(names, baseline) for names, baseline, _ in comparisons])):
+        tables.append(table[table["config"] != baseline] if adapting else table)
     if any(_adapted(c) for c in experiment.configs):
         section.notes.append(Markup(
             "Configurations whose seats all play the strategy tuned to their own rules "
@@ -183,29 +186,57 @@ PAIRED_COLUMNS = ("config", "duplicate", "game_id", "hand_id", "seat", "side", "
                   "score_delta", "side_contract", "side_taken", "nil")
 
 
-def _paired_effects(ctx: Context, names, baseline: str) -> pd.DataFrame:
-    """``analysis.effects.paired_effects`` of the configurations ``names`` (with the same
-    players) against ``baseline``, from the per-hand summary of one configuration at a time
-    (``hand_summary``; the baseline's made once): the table the frame of all of them gives,
-    without that frame in memory."""
+def _paired_effects(ctx: Context, comparisons) -> list[pd.DataFrame]:
+    """``analysis.effects.paired_effects`` of each ``(names, baseline)`` of ``comparisons``
+    (configurations with the same players, against one of them): the table the frame of all of
+    them gives, built from the per-hand summary of one configuration at a time
+    (``hand_summary``), each made once and dropped when its last pair is done. The pairs are
+    taken by the rules of their configuration (a preset, then the strategy tuned to it), so
+    only a few summaries are held at a time."""
     frames = ctx.config_frames("hands")
-    base = hand_summary(frames.frame(baseline, PAIRED_COLUMNS))
-    order = sorted(names)
-    parts = {}
-    for name in order:
-        if name == baseline and len(order) > 1:
-            continue
-        found = {baseline: base}
-        if name != baseline:
-            found[name] = hand_summary(frames.frame(name, PAIRED_COLUMNS))
-        pair = sorted(found)
-        table = paired_from_summary(join_summaries([found[n] for n in pair], pair), baseline)
-        config = table["config"].astype(object).to_numpy()
-        parts.setdefault(baseline, table.loc[config == baseline])
-        parts[name] = table.loc[config == name]
-    table = pd.concat([parts[name] for name in order], ignore_index=True)
-    table["config"] = pd.Categorical(table["config"].astype(object), categories=order)
-    return table
+    rank = {}
+    for index, config in enumerate(ctx.experiment.configs):
+        rank.setdefault(config.rules, index)
+    rules = {config.name: config.rules for config in ctx.experiment.configs}
+    pairs = []
+    for names, baseline in comparisons:
+        others = [name for name in sorted(names) if name != baseline] or [baseline]
+        pairs += [(baseline, name) for name in others if (baseline, name) not in pairs]
+    uses: dict = {}
+    for pair in pairs:
+        for name in set(pair):
+            uses[name] = uses.get(name, 0) + 1
+    summaries, results, kept = {}, {}, set()
+    for baseline, name in sorted(pairs, key=lambda pair: rank.get(rules.get(pair[1]), 0)):
+        members = sorted({baseline, name})
+        for member in members:
+            if member not in summaries:
+                summaries[member] = hand_summary(frames.frame(member, PAIRED_COLUMNS))
+        joined = join_summaries([summaries[member] for member in members], members)
+        results[(baseline, name)] = paired_from_summary(  # the baseline's rows: once
+            joined, baseline, only=[name] if baseline in kept else None)
+        kept.add(baseline)
+        for member in members:
+            uses[member] -= 1
+            if not uses[member]:
+                del summaries[member]
+    base_rows = {}  # the baseline's own rows, from the one pair of it that kept them
+    for (baseline, _), table in results.items():
+        rows = table.loc[table["config"].astype(object).to_numpy() == baseline]
+        if len(rows):
+            base_rows[baseline] = rows
+    tables = []
+    for names, baseline in comparisons:
+        order = sorted(names)
+        parts = {baseline: base_rows[baseline]}
+        for name in order:
+            if name != baseline:
+                table = results[(baseline, name)]
+                parts[name] = table.loc[table["config"].astype(object).to_numpy() == name]
+        table = pd.concat([parts[name] for name in order], ignore_index=True)
+        table["config"] = pd.Categorical(table["config"].astype(object), categories=order)
+        tables.append(table)
+    return tables
 
 
 def _adapted(config) -> bool:
