@@ -568,6 +568,6 @@ def test_report_prints_a_line_per_section_unless_quiet(built, tmp_path, capsys):
     assert [line.split(" (")[0] for line in err] == [
         *(f"spades-sim: report: section {number} of {len(SECTIONS)}: {name}"
           for number, name in enumerate(SECTIONS, 1)),
-        f"spades-sim: report: written {tmp_path / 'tiny'}"]
+        "spades-sim: report: figures", f"spades-sim: report: written {tmp_path / 'tiny'}"]
     assert main(["report", str(built["results"]), "--reports", str(tmp_path), "--quiet"]) == 0
     assert capsys.readouterr().err == ""

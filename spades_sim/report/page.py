@@ -191,16 +191,19 @@ def build_report(results_dir, reports_root="reports", progress: bool = False) ->
 
 
 #: Processes that draw the figures while the analyses go on: matplotlib's SVG output costs
-#: about as much as the analyses of a large report, and a figure needs only its small table.
-FIGURE_PROCESSES = 2
+#: about two thirds of what the analyses of a large report cost, and a figure needs only its
+#: small table. One keeps up with the analyses on two cores (a second added 300 MB and
+#: nothing to the variants report's time).
+FIGURE_PROCESSES = 1
 
 
 def _figure_processes():
     """A pool of fresh processes (spawned: nothing of this one's state but the arguments) that
     draw figures, started now so that they have loaded matplotlib by the first figure; None
-    (figures drawn here) where a pool cannot be made or one core is all there is."""
-    workers = min(FIGURE_PROCESSES, os.cpu_count() or 1)
-    if workers < 2:
+    (figures drawn here) where a pool cannot be made or one core is all there is (then a
+    worker would only take turns with this process)."""
+    workers = FIGURE_PROCESSES
+    if (os.cpu_count() or 1) < 2:
         return None
     try:
         pool = ProcessPoolExecutor(max_workers=workers,
