@@ -412,8 +412,8 @@ def _nil(ctx: Context, section: Section) -> None:
         "success": nil_success,
         "spades": lambda frame: nil_by_feature(frame, feature="spades"),
         "high_cards": lambda frame: nil_by_feature(frame, feature="high_cards"),
-        "partner": lambda frame: (nil_by_partner_bid(frame)
-                                  if frame["config"].iloc[0] in partnership else None)})
+        "partner": lambda frame: (nil_by_partner_bid(frame) if len(frame)
+                                  and frame["config"].iloc[0] in partnership else None)})
     success = found["success"]
     ctx.table(section, "success", f"Nil success by configuration, strategy and blind ({where})",
               success)
