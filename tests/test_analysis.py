@@ -587,21 +587,24 @@ def test_fast_group_numbers_match_pandas_groupby():
         "hand_id": rng.integers(0, 10**15, n) // 10**12, "seat": rng.integers(0, 4, n).astype(
             np.int8), "tricks": rng.integers(0, 14, n), "value": rng.random(n)})
     frame["wide"] = rng.integers(-2**40, 2**40, n)
+    frames = {key: frame for key in ("config", "seat", "wide")}
+    frames["hand_id"] = frame.sort_values(["hand_id", "seat"], kind="stable")  # (in key order)
     for keys in (["config"], ["seat"], ["duplicate", "config", "game_id", "hand_id", "seat"],
-                 ["wide", "seat"], ["config", "value"]):
-        expected = frame.groupby(keys, observed=True, sort=True).agg(
+                 ["wide", "seat"], ["config", "value"], ["hand_id", "seat"]):
+        part = frames.get(keys[0], frame)
+        expected = part.groupby(keys, observed=True, sort=True).agg(
             n=("tricks", "size"), total=("tricks", "sum"), mean=("value", "mean"),
             sd=("value", "std")).reset_index()
-        table = aggregate(frame, keys, n=("tricks", "size"), total=("tricks", "sum"),
+        table = aggregate(part, keys, n=("tricks", "size"), total=("tricks", "sum"),
                           mean=("value", "mean"), sd=("value", "std"))
         pd.testing.assert_frame_equal(table, expected, check_exact=True)
-        pd.testing.assert_frame_equal(first_rows(frame, keys),
-                                      frame.drop_duplicates(subset=keys))
-        sums = group_sums(frame, keys, "tricks")
+        pd.testing.assert_frame_equal(first_rows(part, keys),
+                                      part.drop_duplicates(subset=keys))
+        sums = group_sums(part, keys, "tricks")
         if "value" in keys:
-            assert group_codes(frame, keys) is None and sums is None
+            assert group_codes(part, keys) is None and sums is None
         else:
-            assert np.array_equal(sums, frame.groupby(keys, observed=True)["tricks"].transform(
+            assert np.array_equal(sums, part.groupby(keys, observed=True)["tricks"].transform(
                 "sum").to_numpy())
     missing = frame.assign(config=frame["config"].cat.add_categories(["y"]).where(
         frame["seat"] > 0))

@@ -71,6 +71,11 @@ def group_codes(frame: pd.DataFrame, keys) -> tuple[np.ndarray, int] | None:
         span *= size
     if not len(combined):
         return combined, 0
+    rising = np.diff(combined)
+    if (rising >= 0).all():  # rows already in key order (per hand, per configuration): one pass
+        number = np.zeros(len(combined), dtype=np.int64)
+        np.cumsum(rising > 0, out=number[1:])
+        return number, int(number[-1]) + 1
     if span <= max(_TABLE_RANGE, 4 * len(combined)):
         present = np.zeros(span, dtype=bool)
         present[combined] = True
