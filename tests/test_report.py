@@ -562,12 +562,24 @@ def test_per_configuration_tables_equal_the_whole_frame_tables(built, tmp_path):
     assert list(streamed["config"].cat.categories) == list(expected["config"].cat.categories)
 
 
-def test_report_prints_a_line_per_section_unless_quiet(built, tmp_path, capsys):
+def test_report_prints_a_line_per_section_unless_quiet(built, tmp_path, capsys, monkeypatch):
+    """With the figures drawn in a helper process (a large report's way), the progress lines,
+    and the same figures byte for byte."""
+    from spades_sim.report import page
+
+    monkeypatch.setattr(page, "FIGURE_PROCESSES_FROM", 0)
+    made, start = [], page._figure_processes
+    monkeypatch.setattr(page, "_figure_processes", lambda: made.append(start()) or made[-1])
     assert main(["report", str(built["results"]), "--reports", str(tmp_path)]) == 0
+    assert len(made) == 1 and (made[0] is not None or (os.cpu_count() or 1) < 2)
     err = capsys.readouterr().err.strip().splitlines()
     assert [line.split(" (")[0] for line in err] == [
         *(f"spades-sim: report: section {number} of {len(SECTIONS)}: {name}"
           for number, name in enumerate(SECTIONS, 1)),
         "spades-sim: report: figures", f"spades-sim: report: written {tmp_path / 'tiny'}"]
+    figures = sorted((tmp_path / "tiny").glob("*.svg"))
+    assert len(figures) >= 8
+    for path in figures:
+        assert path.read_bytes() == (built["index"].parent / path.name).read_bytes(), path.name
     assert main(["report", str(built["results"]), "--reports", str(tmp_path), "--quiet"]) == 0
     assert capsys.readouterr().err == ""

@@ -150,7 +150,7 @@ def build_report(results_dir, reports_root="reports", progress: bool = False) ->
     tmp = final.parent / f".{experiment.name}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
-    drawing = _figure_processes()
+    drawing = _figure_processes() if _units(saved) >= FIGURE_PROCESSES_FROM else None
     try:
         ctx = Context(experiment, results, tmp, tournament=saved.tournament)
         ctx.drawing = drawing
@@ -195,6 +195,14 @@ def build_report(results_dir, reports_root="reports", progress: bool = False) ->
 #: small table. One keeps up with the analyses on two cores (a second added 300 MB and
 #: nothing to the variants report's time).
 FIGURE_PROCESSES = 1
+#: Runs smaller than this (hands and games over all configurations) draw their figures here:
+#: starting a process (about two seconds) would cost more than it saves.
+FIGURE_PROCESSES_FROM = 200_000
+
+
+def _units(saved: Results) -> int:
+    """The hands and games of the runs, over all their configurations."""
+    return sum(spec.units * len(spec.configs) for spec in saved.runs.values())
 
 
 def _figure_processes():
