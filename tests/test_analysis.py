@@ -588,3 +588,69 @@ def test_game_effects_on_a_run(games):
     classic = table.loc["classic"]
     assert classic.loc[False, "side0_wins"] + classic.loc[True, "side0_wins"] == \
         classic.loc[False, "decisive"]
+
+
+def test_fast_group_numbers_match_pandas_groupby():
+    """``analysis.groups`` numbers groups as ``groupby(sort=True, observed=True)`` does, so
+    ``aggregate``, ``first_rows`` and ``group_sums`` give pandas' own results exactly, for
+    categorical (with unused categories), bool, small and wide integer keys, and fall back to
+    pandas for keys they cannot number (floats, missing values)."""
+    from spades_sim.analysis.groups import first_rows, group_codes, group_sums
+    from spades_sim.analysis.metrics import aggregate
+
+    rng = np.random.default_rng(7)
+    n = 3000
+    frame = pd.DataFrame({
+        "config": pd.Categorical(rng.choice(["b", "a", "c"], n), categories=["a", "b", "c", "z"]),
+        "duplicate": rng.random(n) < 0.5, "game_id": rng.integers(-1, 3, n),
+        "hand_id": rng.integers(0, 10**15, n) // 10**12, "seat": rng.integers(0, 4, n).astype(
+            np.int8), "tricks": rng.integers(0, 14, n), "value": rng.random(n)})
+    frame["wide"] = rng.integers(-2**40, 2**40, n)
+    frames = {key: frame for key in ("config", "seat", "wide")}
+    frames["hand_id"] = frame.sort_values(["hand_id", "seat"], kind="stable")  # (in key order)
+    for keys in (["config"], ["seat"], ["duplicate", "config", "game_id", "hand_id", "seat"],
+                 ["wide", "seat"], ["config", "value"], ["hand_id", "seat"]):
+        part = frames.get(keys[0], frame)
+        expected = part.groupby(keys, observed=True, sort=True).agg(
+            n=("tricks", "size"), total=("tricks", "sum"), mean=("value", "mean"),
+            sd=("value", "std")).reset_index()
+        table = aggregate(part, keys, n=("tricks", "size"), total=("tricks", "sum"),
+                          mean=("value", "mean"), sd=("value", "std"))
+        pd.testing.assert_frame_equal(table, expected, check_exact=True)
+        pd.testing.assert_frame_equal(first_rows(part, keys),
+                                      part.drop_duplicates(subset=keys))
+        sums = group_sums(part, keys, "tricks")
+        if "value" in keys:
+            assert group_codes(part, keys) is None and sums is None
+        else:
+            assert np.array_equal(sums, part.groupby(keys, observed=True)["tricks"].transform(
+                "sum").to_numpy())
+    missing = frame.assign(config=frame["config"].cat.add_categories(["y"]).where(
+        frame["seat"] > 0))
+    assert group_codes(missing, ["config"]) is None
+    pd.testing.assert_frame_equal(
+        aggregate(missing, ["config"], n=("tricks", "size")),
+        missing.groupby(["config"], observed=True, sort=True).agg(
+            n=("tricks", "size")).reset_index())
+
+
+def test_join_unique_is_pandas_inner_merge():
+    """``groups.join_unique``: pandas' inner merge on keys unique in the right frame, for keys
+    in the right's order repeated (the fast path), shuffled, partly missing, and repeated in the
+    right frame (pandas' own merge)."""
+    from spades_sim.analysis.groups import join_unique
+
+    rng = np.random.default_rng(3)
+    right = pd.DataFrame({"hand_id": np.arange(50), "side": np.int8(1),
+                          "value": rng.random(50), "extra": rng.integers(0, 5, 50)})
+    left = pd.concat([right.assign(value=rng.random(50))] * 3, ignore_index=True)
+    left["config"] = np.repeat(["a", "b", "c"], 50)
+    cases = [left, left.sample(frac=1, random_state=1), left.iloc[::2],
+             left.assign(hand_id=left["hand_id"] + 10)]
+    for part in cases:
+        pd.testing.assert_frame_equal(
+            join_unique(part, right, ["hand_id", "side"], "_baseline"),
+            part.merge(right, on=["hand_id", "side"], suffixes=("", "_baseline")))
+    twice = pd.concat([right, right], ignore_index=True)
+    pd.testing.assert_frame_equal(join_unique(left, twice, ["hand_id"], "_b"),
+                                  left.merge(twice, on=["hand_id"], suffixes=("", "_b")))

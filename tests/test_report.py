@@ -616,3 +616,86 @@ def test_example_hands_are_linked_diagrams(built):
                           config=found.group(1))
         assert text == hand_diagram(obj)
         assert "Tricks (leader first; * wins):" in text
+
+
+def _results_context(built, tmp_path):
+    from spades_sim.experiment import load_results_experiment
+    from spades_sim.report.model import Context
+    from spades_sim.report.results import read_results
+
+    saved = read_results(built["results"], load_results_experiment(built["results"]))
+    return Context(saved.experiment, built["results"], tmp_path)
+
+
+def test_configuration_frames_are_the_whole_frame_split(built, tmp_path):
+    """The report reads the hands run one configuration at a time (``report.frames``): each
+    configuration's frame is exactly the whole frame's rows of it, in its order."""
+    from spades_sim.report.frames import COLUMNS
+    from spades_sim.run import load_run
+
+    ctx = _results_context(built, tmp_path)
+    whole = load_run(built["results"] / "hands", columns=COLUMNS)
+    frames = ctx.config_frames("hands")
+    assert frames.names() == sorted(["classic", "aggr=1", "jokers", "three"])
+    for name in frames.names():
+        part = frames.frame(name)
+        expected = whole[whole["config"] == name].reset_index(drop=True)
+        assert list(part.columns) == list(COLUMNS)
+        for frame in (part, expected):
+            for column in ("config", "strategy"):
+                frame[column] = frame[column].astype(str)
+        pd.testing.assert_frame_equal(part, expected, check_exact=True)
+
+
+def test_per_configuration_tables_equal_the_whole_frame_tables(built, tmp_path):
+    """Every analysis the report computes one configuration at a time gives exactly (values,
+    order, types) the table of the whole frame; and so do the paired effects, computed one
+    configuration and its baseline at a time."""
+    from spades_sim.analysis.bids import bid_accuracy, bid_calibration, tricks_minus_bid
+    from spades_sim.analysis.effects import paired_effects
+    from spades_sim.analysis.nil import nil_by_feature, nil_by_partner_bid, nil_success
+    from spades_sim.report import sections
+    from spades_sim.report.frames import COLUMNS
+    from spades_sim.run import load_run
+
+    ctx = _results_context(built, tmp_path)
+    whole = load_run(built["results"] / "hands", columns=COLUMNS)
+    analyses = {
+        "accuracy": bid_accuracy, "spread": tricks_minus_bid,
+        "calibration": lambda frame: bid_calibration(frame, feature="high_cards"),
+        "success": nil_success, "by_spades": lambda frame: nil_by_feature(frame),
+        "by_partner": nil_by_partner_bid}
+    found = ctx.per_config("hands", analyses)
+    for key, function in analyses.items():
+        pd.testing.assert_frame_equal(found[key], function(whole), check_exact=True, obj=key)
+    partnership = ["classic", "aggr=1", "jokers"]
+    part = whole[whole["config"].isin(partnership)]
+    part = part.assign(config=part["config"].astype(str).astype("category"))
+    expected = paired_effects(part, "classic")
+    streamed, = sections._paired_effects(ctx, [(partnership, "classic")])
+    pd.testing.assert_frame_equal(streamed, expected, check_exact=True,
+                                  check_categorical=False)
+    assert list(streamed["config"].cat.categories) == list(expected["config"].cat.categories)
+
+
+def test_report_prints_a_line_per_section_unless_quiet(built, tmp_path, capsys, monkeypatch):
+    """With the figures drawn in a helper process (a large report's way), the progress lines,
+    and the same figures byte for byte."""
+    from spades_sim.report import page
+
+    monkeypatch.setattr(page, "FIGURE_PROCESSES_FROM", 0)
+    made, start = [], page._figure_processes
+    monkeypatch.setattr(page, "_figure_processes", lambda: made.append(start()) or made[-1])
+    assert main(["report", str(built["results"]), "--reports", str(tmp_path)]) == 0
+    assert len(made) == 1 and (made[0] is not None or (os.cpu_count() or 1) < 2)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert [line.split(" (")[0] for line in err] == [
+        *(f"spades-sim: report: section {number} of {len(SECTIONS)}: {name}"
+          for number, name in enumerate(SECTIONS, 1)),
+        "spades-sim: report: figures", f"spades-sim: report: written {tmp_path / 'tiny'}"]
+    figures = sorted((tmp_path / "tiny").glob("*.svg"))
+    assert len(figures) >= 8
+    for path in figures:
+        assert path.read_bytes() == (built["index"].parent / path.name).read_bytes(), path.name
+    assert main(["report", str(built["results"]), "--reports", str(tmp_path), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

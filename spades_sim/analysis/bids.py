@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
+from .groups import first_rows
 from .metrics import (
     FEATURES,
     SIDE_HAND,
@@ -101,7 +102,7 @@ def bid_accuracy(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFrame:
         add_rate(seat, f"{name}_rate", name, "n")
 
     # Side-hands: one row per side-hand and group (bidders of one group on one side count once).
-    sides = bids.drop_duplicates(subset=list(dict.fromkeys([*SIDE_HAND, *by])))
+    sides = first_rows(bids, list(dict.fromkeys([*SIDE_HAND, *by])))
     contract = sides["side_contract"].to_numpy(dtype=np.int64)
     taken = sides["side_taken"].to_numpy(dtype=np.int64)
     side_work = sides[by].copy()

@@ -16,10 +16,13 @@ Clopper-Pearson interval of the difference (``metrics.paired_binary_difference``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
+from .groups import first_rows, join_unique
 from .metrics import (
     add_mean_interval,
     add_rate,
@@ -127,6 +130,29 @@ def paired_effects(df: pd.DataFrame, baseline: str,
     >>> paired_effects(frame, "a", metrics=["score"])[["config", "n", "diff"]].values.tolist()
     [['b', 2, 0.0]]
     """
+    summary = hand_summary(df, metrics, by)
+    return paired_from_summary(summary, baseline)
+
+
+@dataclass(frozen=True)
+class HandSummary:
+    """The first stage of :func:`paired_effects`, for the configurations of a frame (see
+    :func:`hand_summary`)."""
+
+    metrics: tuple
+    by: tuple
+    seats: pd.Series  # configuration -> its highest seat
+    per_hand: pd.DataFrame  # config, hand_id, *by, one mean per metric; sorted by them
+    units: dict  # binary metric -> config, its unit keys, *by, event: each unit's first row
+
+
+def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=()) -> HandSummary:
+    """The per-hand metrics :func:`paired_effects` pairs, for every configuration of ``df``:
+    ``per_hand`` (the mean of each metric over the seat rows of each configuration and hand,
+    first plays of hands-mode runs only) and, for the binary metrics, ``units`` (whether each
+    unit, side-hand or seat, had the event). Each configuration's rows give its own part, so the
+    summaries of frames of one configuration each, joined by :func:`join_summaries`, are the
+    summary of the frame of all of them."""
     by = list(by)
     metrics = list(metrics)
     unknown = [m for m in metrics if m not in METRICS]
@@ -143,58 +169,122 @@ def paired_effects(df: pd.DataFrame, baseline: str,
     first = ~df["duplicate"].to_numpy(dtype=bool) & (df["game_id"].to_numpy() == -1)
     hands = df.loc[first]
     seats = hands.groupby("config", observed=True)["seat"].max()
-    if baseline not in seats.index:
-        raise AnalysisError(f"paired_effects: baseline {baseline!r} is not a configuration with "
-                         f"hands-mode plays (have: {', '.join(map(str, seats.index)) or 'none'})")
-    comparable = seats.index[seats.to_numpy() == seats[baseline]]
-    hands = hands.loc[hands["config"].isin(comparable).to_numpy()]
     work = hands[["config", "hand_id", *by]].copy()
     if isinstance(work["config"].dtype, pd.CategoricalDtype):
         work["config"] = work["config"].cat.remove_unused_categories()
     for name, values in _per_seat_metrics(hands, metrics).items():
         work[name] = values
     per_hand = aggregate(work, ["config", "hand_id", *by], **{m: (m, "mean") for m in metrics})
+    units = {}
+    for name in metrics:
+        if name in BINARY:
+            keys = list(dict.fromkeys(["hand_id", BINARY[name], *by]))
+            found = hands[list(dict.fromkeys(["config", *keys]))].copy()
+            found["config"] = work["config"].array
+            found["event"] = work[name].to_numpy() > 0.5
+            units[name] = first_rows(found, ["config", *keys])
+    return HandSummary(tuple(metrics), tuple(by), seats, per_hand, units)
+
+
+def join_summaries(summaries, names) -> HandSummary:
+    """The :class:`HandSummary` of the frame of several configurations from the summaries of
+    frames of one configuration each, given in the sorted order of their names ``names`` (as
+    the frame's ``config`` categories sort them); ``config`` becomes a categorical of
+    ``names``."""
+    summaries = list(summaries)
+    first = summaries[0]
+
+    names = [str(name) for name in names]
+
+    def joined(frames):  # the config column as codes into names, without comparing strings
+        codes = []
+        for frame in frames:
+            config = frame["config"]
+            if isinstance(config.dtype, pd.CategoricalDtype):
+                position = np.array([names.index(str(c)) for c in config.cat.categories] or [0])
+                codes.append(position[config.cat.codes.to_numpy()])
+            else:
+                codes.append(pd.Categorical(config.astype(object), categories=names).codes)
+        frame = pd.concat([f.drop(columns="config") for f in frames], ignore_index=True)
+        frame.insert(0, "config", pd.Categorical.from_codes(np.concatenate(codes).astype(
+            np.int32), categories=names))
+        return frame
+
+    return HandSummary(
+        first.metrics, first.by, pd.concat([s.seats for s in summaries]),
+        joined([s.per_hand for s in summaries]),
+        {name: joined([s.units[name] for s in summaries]) for name in first.units})
+
+
+def paired_from_summary(summary: HandSummary, baseline: str, only=None) -> pd.DataFrame:
+    """The second stage of :func:`paired_effects`: its table from the :class:`HandSummary` of
+    the configurations; ``only``: the rows of these configurations alone (each row depends
+    only on its configuration and the baseline)."""
+    metrics, by = list(summary.metrics), list(summary.by)
+    seats = summary.seats
+    if baseline not in seats.index:
+        raise AnalysisError(f"paired_effects: baseline {baseline!r} is not a configuration with "
+                         f"hands-mode plays (have: {', '.join(map(str, seats.index)) or 'none'})")
+    comparable = set(seats.index[seats.to_numpy() == seats[baseline]])
+    per_hand = summary.per_hand
+    keep = per_hand["config"].isin(comparable).to_numpy()
+    if not keep.all():
+        per_hand = per_hand.loc[keep].reset_index(drop=True)
+        if isinstance(per_hand["config"].dtype, pd.CategoricalDtype):
+            per_hand["config"] = per_hand["config"].cat.remove_unused_categories()
     is_base = (per_hand["config"] == baseline).to_numpy()
     base = per_hand.loc[is_base].drop(columns="config")
     # The baseline is not compared with itself: only the other configurations get rows.
-    paired = per_hand.loc[~is_base].merge(base, on=["hand_id", *by], suffixes=("", "_baseline"))
+    per_hand = per_hand.loc[~is_base]
+    comparable.discard(baseline)
+    if only is not None:
+        per_hand = per_hand.loc[per_hand["config"].isin(set(only)).to_numpy()]
+        comparable &= set(only)
+    paired = join_unique(per_hand, base, ["hand_id", *by], "_baseline")
+    work = paired[[*by, "config"]].copy()
+    reductions = {"n": ("n", "size")}
+    for index, name in enumerate(metrics):  # every metric in one group-by (its columns: i:x)
+        work[f"{index}:value"] = paired[name].to_numpy()
+        work[f"{index}:base"] = paired[f"{name}_baseline"].to_numpy()
+        work[f"{index}:difference"] = (work[f"{index}:value"].to_numpy()
+                                       - work[f"{index}:base"].to_numpy())
+        reductions.update({
+            f"{index}:baseline_mean": (f"{index}:base", "mean"),
+            f"{index}:config_mean": (f"{index}:value", "mean"),
+            f"{index}:diff": (f"{index}:difference", "mean"),
+            f"{index}:diff_sd": (f"{index}:difference", "std"),
+            f"{index}:baseline_sd": (f"{index}:base", "std")})
+    work["n"] = np.zeros(len(work), dtype=np.int8)
+    moments = aggregate(work, [*by, "config"], **reductions)
     parts = []
-    for name in metrics:  # one metric at a time: no long frame of metrics x hands rows
-        part = paired[[*by, "config"]].copy()
-        part["value"] = paired[name].to_numpy()
-        part["base"] = paired[f"{name}_baseline"].to_numpy()
-        part["difference"] = part["value"].to_numpy() - part["base"].to_numpy()
-        summary = aggregate(part, [*by, "config"], n=("difference", "size"),
-                            baseline_mean=("base", "mean"), config_mean=("value", "mean"),
-                            diff=("difference", "mean"), diff_sd=("difference", "std"),
-                            baseline_sd=("base", "std"))
-        summary.insert(len(by) + 1, "metric", name)
-        summary["diff_p"] = t_test_p(summary["diff"], summary["diff_sd"], summary["n"])
-        summary["method"] = "exact" if name in BINARY else "t"
-        summary["gains"] = summary["losses"] = np.nan
-        parts.append(summary)
+    for index, name in enumerate(metrics):
+        table = moments[[*by, "config", "n"]].copy()
+        for column in ("baseline_mean", "config_mean", "diff", "diff_sd", "baseline_sd"):
+            table[column] = moments[f"{index}:{column}"].to_numpy()
+        table.insert(len(by) + 1, "metric", name)
+        table["diff_p"] = t_test_p(table["diff"], table["diff_sd"], table["n"])
+        table["method"] = "exact" if name in BINARY else "t"
+        table["gains"] = table["losses"] = np.nan
+        parts.append(table)
     table = pd.concat(parts, ignore_index=True)
     table["metric"] = pd.Categorical(table["metric"], categories=metrics, ordered=True)
     table = table.sort_values([*by, "config", "metric"], kind="stable", ignore_index=True)
     add_mean_interval(table, "diff", "n", t=True)
     table.insert(len(by) + 1, "baseline", baseline)
-    for name in metrics:
-        if name in BINARY:
-            _exact_binary(table, hands, work, name, baseline, by)
+    for name, units in summary.units.items():
+        config = units["config"]
+        _exact_binary(table, units.loc[config.isin(comparable).to_numpy()],
+                      units.loc[(config == baseline).to_numpy()], name, baseline, by)
     return table
 
 
-def _exact_binary(table, hands, work, name, baseline, by) -> None:
+def _exact_binary(table, units, base, name, baseline, by) -> None:
     """Replace the t interval and test of the binary metric ``name`` in ``table`` by the exact
-    ones on the discordant units (module docstring); in place."""
-    keys = ["hand_id", BINARY[name], *by]
-    keys = list(dict.fromkeys(keys))
-    units = hands[list(dict.fromkeys(["config", *keys]))].copy()
-    units["config"] = work["config"].to_numpy()
-    units["event"] = work[name].to_numpy() > 0.5
-    units = units.drop_duplicates(["config", *keys])
-    base = units.loc[(units["config"] == baseline).to_numpy()].drop(columns="config")
-    paired = units.merge(base, on=keys, suffixes=("", "_baseline"))
+    ones on the discordant units (module docstring; ``base``: the baseline's units); in
+    place."""
+    keys = list(dict.fromkeys(["hand_id", BINARY[name], *by]))
+    base = base.drop(columns="config")
+    paired = join_unique(units, base, keys, "_baseline")
     paired["gains"] = paired["event"] & ~paired["event_baseline"]
     paired["losses"] = ~paired["event"] & paired["event_baseline"]
     counts = aggregate(paired, [*by, "config"], units=("event", "size"), gains=("gains", "sum"),

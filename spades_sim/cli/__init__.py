@@ -117,6 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("dir", help="the experiment's results folder, such as results/variants")
     report.add_argument("--reports", metavar="DIR", default="reports",
                         help="the report goes to DIR/NAME/ (default reports)")
+    report.add_argument("--quiet", action="store_true",
+                        help="no progress lines (one per section) on standard error")
     report.set_defaults(func=cmd_report)
 
     status = sub.add_parser("status", help="progress of a run directory (--out) or of an "

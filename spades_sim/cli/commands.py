@@ -222,20 +222,20 @@ def cmd_run(args):
         print(f"shard {shard[0]}/{shard[1]} done; the report is built by spades-sim report "
               f"{out} once all shards are in (spades-sim status {out} shows them)")
         return 0
-    return _report(out, args.reports)
+    return _report(out, args.reports, args.quiet)
 
 
 def cmd_report(args):
     from ..experiment import finish_results
 
     finish_results(args.dir)  # every run complete (one line naming what is missing otherwise)
-    return _report(args.dir, args.reports)
+    return _report(args.dir, args.reports, args.quiet)
 
 
-def _report(results_dir, reports_root):
+def _report(results_dir, reports_root, quiet=False):
     from ..report import build_report
 
-    index = build_report(results_dir, reports_root)
+    index = build_report(results_dir, reports_root, progress=not quiet)
     print(index)
     return 0
 

@@ -12,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display: selected before pyplot is imported
 
 import os  # noqa: E402
+import pickle  # noqa: E402
 import re  # noqa: E402
 import textwrap  # noqa: E402
 
@@ -27,6 +28,7 @@ from ..experiment import TOURNAMENT_DIR, Experiment  # noqa: E402
 from ..experiment.counterfactual import is_number_line, number_pairs  # noqa: E402
 from ..run import load_run, read_meta  # noqa: E402
 from .formatting import display_table  # noqa: E402
+from .frames import ConfigFrames, combine  # noqa: E402
 from .headline import Finding  # noqa: E402
 
 FIGURE_FORMAT = "svg"  # vector figures: sharp at any screen resolution and zoom
@@ -106,6 +108,11 @@ class Context:
         if tournament is not None:
             self._tournament = tournament.result
         self._frames: dict = {}
+        self._split: dict = {}
+        #: An executor (``concurrent.futures``) that draws the figures in other processes
+        #: while the analyses go on (``build_report`` sets it); None: drawn here, in turn.
+        self.drawing = None
+        self.drawn: list = []
         self.files: list[str] = []
         self.figure_titles: dict[str, str] = {}  # a figure title (folded) -> its section
 
@@ -119,12 +126,15 @@ class Context:
         if mode not in self.experiment.modes:
             return None
         if mode not in self._frames:
+            self._split.clear()  # (read again if a later section asks: memory before speed)
             columns = [c for c in tidy_columns(self.has_par(mode)) if c not in UNUSED_COLUMNS]
             frame = load_run(self.results / mode, columns=columns)
             if not len(frame):  # every chunk file corrupt or unfinished
                 raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
                                f"again to play them")
-            lines = frame["config"].astype(str).map(is_number_line).to_numpy(dtype=bool)
+            names = frame["config"].cat.categories
+            lines = np.isin(frame["config"].cat.codes.to_numpy(),
+                            [code for code, name in enumerate(names) if is_number_line(str(name))])
             self._frames[(mode, True)] = frame
             if lines.any():
                 frame = frame.loc[~lines].reset_index(drop=True)
@@ -132,11 +142,42 @@ class Context:
             self._frames[mode] = frame
         return self._frames[(mode, True)] if number_lines else self._frames[mode]
 
+    def config_frames(self, mode: str) -> ConfigFrames:
+        """The ``hands`` or ``games`` run's rows split by configuration (read once, on
+        demand): what :meth:`per_config` builds its frames from."""
+        if mode not in self._split:
+            self._split[mode] = ConfigFrames(self.results / mode)
+            if not self._split[mode].parts:
+                raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
+                               f"again to play them")
+        return self._split[mode]
+
+    def per_config(self, mode: str, analyses: dict, names=None) -> dict:
+        """``{key: table}``: each analysis ``function(frame)`` of ``analyses`` (``{key:
+        function}``) applied to the tidy frame of one configuration at a time (the
+        configurations ``names``, by default all but the number lines), the tables put
+        together as the whole frame would have given them (``report.frames.combine``). Exact
+        for analyses whose groups are within a configuration (``config`` is their first key):
+        the same rows in the same order make the same groups."""
+        frames = self.config_frames(mode)
+        wanted = set(frames.names() if names is None else names)
+        results: dict = {key: [] for key in analyses}
+        for name in frames.names():
+            if name not in wanted or (names is None and is_number_line(name)):
+                continue
+            frame = frames.frame(name)
+            for key, function in analyses.items():
+                table = function(frame)
+                if table is not None:  # (None: nothing for this configuration)
+                    results[key].append(table)
+            del frame
+        return {key: combine(tables) for key, tables in results.items()}
+
     def number_lines(self) -> dict:
         """Configuration -> its number line, for those the hands run played one of."""
         if "hands" not in self.experiment.modes:
             return {}
-        return number_pairs(self.frame("hands", number_lines=True)["config"].cat.categories)
+        return number_pairs(self.config_frames("hands").names())
 
     def has_par(self, mode: str) -> bool:
         """Whether the ``hands`` or ``games`` run was played with par (has the par columns)."""
@@ -160,6 +201,10 @@ class Context:
                                f"the experiment's; run the experiment again")
             self._tournament = result
         return self._tournament
+
+    def any_mode(self) -> str:
+        """``hands`` when the experiment has a hands run, else ``games``."""
+        return "hands" if "hands" in self.experiment.modes else "games"
 
     def any_frame(self) -> tuple[str, pd.DataFrame]:
         """The hands run's frame when there is one, else the games run's."""
@@ -213,45 +258,20 @@ class Context:
         self._claim_title(section, title)
         name = f"{section.name}-{slug}.{FIGURE_FORMAT}"
         table = self.ordered(table)
-        values = list(dict.fromkeys(table[facet].astype(str))) if facet else []
-        if len(values) <= FACET_OVER:
-            values = []
-        columns = min(FACET_COLUMNS, len(values)) or 1
-        rows = -(-len(values) // columns) or 1
-        if values:
-            size = (min(FIGURE_WIDTH_MAX, 3.4 * columns + 0.6), 2.7 * rows + 1.2)
-        fig = MplFigure(figsize=size, layout="constrained")
-        axes = fig.subplots(rows, columns, squeeze=False, sharex=True, sharey=True)
-        for ax in axes.flat:
-            ax.set_prop_cycle(color=list(PALETTE))
-        if values:
-            for ax, value in zip(axes.flat, values):
-                part = table[table[facet].astype(str) == value]
-                plot(part.drop(columns=facet).reset_index(drop=True), ax=ax)
-                note = _interval_note(ax.get_title())
-                ax.set_title(textwrap.fill(value, 30), fontsize="medium")
-            for index, ax in enumerate(axes.flat):
-                if index >= len(values):
-                    ax.set_visible(False)
-                elif index + columns < len(values):  # a panel below shows the x axis
-                    ax.tick_params(axis="x", labelbottom=False)
-                    ax.set_xlabel("")
-                if index % columns:
-                    ax.tick_params(axis="y", labelleft=False)
-                    ax.set_ylabel("")
-            _facet_legend(fig, list(axes.flat)[:len(values)], values)
+        if self.drawing is not None and _picklable(plot):  # drawn beside the analyses
+            self.drawn.append(self.drawing.submit(draw_figure, self.out / name, title, plot,
+                                                  table, size, facet))
         else:
-            ax = axes[0, 0]
-            plot(table, ax=ax)
-            note = _interval_note(ax.get_title())
-            ax.set_title("")
-        # the figure's title, centred on it (not on the axes) and wrapped to its width
-        fig.suptitle(textwrap.fill(f"{title} {note}".strip(), int(size[0] * 11)))
-        with matplotlib.rc_context(FIGURE_STYLE):
-            fig.savefig(self.out / name, format=FIGURE_FORMAT, dpi=FIGURE_DPI,
-                        metadata=FIGURE_METADATA)
+            draw_figure(self.out / name, title, plot, table, size, facet)
         self.files.append(name)
         section.items.append(Figure(title, name))
+
+    def finish_figures(self) -> None:
+        """Wait for the figures drawn in other processes (:attr:`drawing`); the first one that
+        failed raises its error here."""
+        drawn, self.drawn = self.drawn, []
+        for future in drawn:
+            future.result()
 
     def _claim_title(self, section: Section, title: str) -> None:
         """Refuse a figure title that another figure of the report has, or that only repeats
@@ -265,6 +285,57 @@ class Context:
             raise ValueError(f"figure {title!r} in section {section.name!r}: the report has "
                              f"a figure of that title already (in section {used[key]!r})")
         used[key] = section.name
+
+
+def _picklable(plot) -> bool:
+    try:
+        pickle.dumps(plot)
+    except Exception:  # a closure, a lambda: drawn here
+        return False
+    return True
+
+
+def draw_figure(path: Path, title: str, plot, table: pd.DataFrame, size=FIGURE_SIZE,
+                facet: str | None = None) -> None:
+    """Draw ``plot(table, ax=ax)`` into the SVG file ``path`` as :meth:`Context.figure`
+    describes (``table`` already in the configuration order); the same arguments give the
+    same bytes in any process."""
+    values = list(dict.fromkeys(table[facet].astype(str))) if facet else []
+    if len(values) <= FACET_OVER:
+        values = []
+    columns = min(FACET_COLUMNS, len(values)) or 1
+    rows = -(-len(values) // columns) or 1
+    if values:
+        size = (min(FIGURE_WIDTH_MAX, 3.4 * columns + 0.6), 2.7 * rows + 1.2)
+    fig = MplFigure(figsize=size, layout="constrained")
+    axes = fig.subplots(rows, columns, squeeze=False, sharex=True, sharey=True)
+    for ax in axes.flat:
+        ax.set_prop_cycle(color=list(PALETTE))
+    if values:
+        for ax, value in zip(axes.flat, values):
+            part = table[table[facet].astype(str) == value]
+            plot(part.drop(columns=facet).reset_index(drop=True), ax=ax)
+            note = _interval_note(ax.get_title())
+            ax.set_title(textwrap.fill(value, 30), fontsize="medium")
+        for index, ax in enumerate(axes.flat):
+            if index >= len(values):
+                ax.set_visible(False)
+            elif index + columns < len(values):  # a panel below shows the x axis
+                ax.tick_params(axis="x", labelbottom=False)
+                ax.set_xlabel("")
+            if index % columns:
+                ax.tick_params(axis="y", labelleft=False)
+                ax.set_ylabel("")
+        _facet_legend(fig, list(axes.flat)[:len(values)], values)
+    else:
+        ax = axes[0, 0]
+        plot(table, ax=ax)
+        note = _interval_note(ax.get_title())
+        ax.set_title("")
+    # the figure's title, centred on it (not on the axes) and wrapped to its width
+    fig.suptitle(textwrap.fill(f"{title} {note}".strip(), int(size[0] * 11)))
+    with matplotlib.rc_context(FIGURE_STYLE):
+        fig.savefig(path, format=FIGURE_FORMAT, dpi=FIGURE_DPI, metadata=FIGURE_METADATA)
 
 
 def _interval_note(title: str) -> str:

@@ -11,7 +11,13 @@ from markupsafe import Markup
 
 from ..analysis import plots
 from ..analysis.bids import bid_accuracy, bid_calibration, tricks_minus_bid
-from ..analysis.effects import game_effects, paired_effects
+from ..analysis.effects import (
+    game_effects,
+    hand_summary,
+    join_summaries,
+    paired_effects,
+    paired_from_summary,
+)
 from ..analysis.headtohead import (
     differences_in_differences,
     head_to_head,
@@ -69,14 +75,13 @@ EFFECT_WORDS = {  # metric -> (phrase, unit, scale, digits)
          "of seats bidding nil. Only configurations with the same number of players are "
          "compared.")
 def _variant_effects(ctx: Context, section: Section) -> None:
-    frame = ctx.frame("hands")
     experiment = ctx.experiment
     configs = {c.name: c for c in experiment.configs}
     base_config = configs.get(experiment.baseline)
     groups: dict[tuple, list[str]] = {}
     for config in experiment.configs:
         groups.setdefault((config.rules.players, _adapted(config)), []).append(config.name)
-    tables = []
+    comparisons = []  # (names, baseline, adapting): the tables, in order
     for (players, adapted), names in sorted(groups.items(), key=lambda item: (-item[0][0],
                                                                                 item[0][1])):
         if len(names) < 2:
@@ -92,9 +97,7 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                          and configs[name].rules == base_config.rules), names[0])
         if not adapted and experiment.baseline in names:
             baseline = experiment.baseline
-        part = frame[frame["config"].isin(names)]
-        part = part.assign(config=part["config"].astype(str).astype("category"))
-        tables.append(paired_effects(part, baseline))
+        comparisons.append((names, baseline, False))
     # Adapting the strategy: each configuration whose seats play the strategy tuned to its
     # rules against the configuration with the same rules and fixed strategies.
     for config in experiment.configs:
@@ -104,10 +107,11 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                       if c.rules == config.rules and not _adapted(c)), None)
         if fixed is None:
             continue
-        part = frame[frame["config"].isin([fixed, config.name])]
-        part = part.assign(config=part["config"].astype(str).astype("category"))
-        pair = paired_effects(part, fixed)
-        tables.append(pair[pair["config"] != fixed])
+        comparisons.append(([fixed, config.name], fixed, True))
+    tables = []
+    for (_, baseline, adapting), table in zip(comparisons, _paired_effects(
+            ctx, [(names, baseline) for names, baseline, _ in comparisons])):
+        tables.append(table[table["config"] != baseline] if adapting else table)
     if any(_adapted(c) for c in experiment.configs):
         section.notes.append(Markup(
             "Configurations whose seats all play the strategy tuned to their own rules "
@@ -178,6 +182,64 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                 _method_words(row), deals), **claim)
 
 
+#: The columns ``paired_effects`` reads.
+PAIRED_COLUMNS = ("config", "duplicate", "game_id", "hand_id", "seat", "side", "tricks",
+                  "score_delta", "side_contract", "side_taken", "nil")
+
+
+def _paired_effects(ctx: Context, comparisons) -> list[pd.DataFrame]:
+    """``analysis.effects.paired_effects`` of each ``(names, baseline)`` of ``comparisons``
+    (configurations with the same players, against one of them): the table the frame of all of
+    them gives, built from the per-hand summary of one configuration at a time
+    (``hand_summary``), each made once and dropped when its last pair is done. The pairs are
+    taken by the rules of their configuration (a preset, then the strategy tuned to it), so
+    only a few summaries are held at a time."""
+    frames = ctx.config_frames("hands")
+    rank = {}
+    for index, config in enumerate(ctx.experiment.configs):
+        rank.setdefault(config.rules, index)
+    rules = {config.name: config.rules for config in ctx.experiment.configs}
+    pairs = []
+    for names, baseline in comparisons:
+        others = [name for name in sorted(names) if name != baseline] or [baseline]
+        pairs += [(baseline, name) for name in others if (baseline, name) not in pairs]
+    uses: dict = {}
+    for pair in pairs:
+        for name in set(pair):
+            uses[name] = uses.get(name, 0) + 1
+    summaries, results, kept = {}, {}, set()
+    for baseline, name in sorted(pairs, key=lambda pair: rank.get(rules.get(pair[1]), 0)):
+        members = sorted({baseline, name})
+        for member in members:
+            if member not in summaries:
+                summaries[member] = hand_summary(frames.frame(member, PAIRED_COLUMNS))
+        joined = join_summaries([summaries[member] for member in members], members)
+        results[(baseline, name)] = paired_from_summary(  # the baseline's rows: once
+            joined, baseline, only=[name] if baseline in kept else None)
+        kept.add(baseline)
+        for member in members:
+            uses[member] -= 1
+            if not uses[member]:
+                del summaries[member]
+    base_rows = {}  # the baseline's own rows, from the one pair of it that kept them
+    for (baseline, _), table in results.items():
+        rows = table.loc[table["config"].astype(object).to_numpy() == baseline]
+        if len(rows):
+            base_rows[baseline] = rows
+    tables = []
+    for names, baseline in comparisons:
+        order = sorted(names)
+        parts = {baseline: base_rows[baseline]}
+        for name in order:
+            if name != baseline:
+                table = results[(baseline, name)]
+                parts[name] = table.loc[table["config"].astype(object).to_numpy() == name]
+        table = pd.concat([parts[name] for name in order], ignore_index=True)
+        table["config"] = pd.Categorical(table["config"].astype(object), categories=order)
+        tables.append(table)
+    return tables
+
+
 def _adapted(config) -> bool:
     """Whether every seat plays the strategy tuned to the configuration's own rules preset
     (``tuned-PRESET``, with the rules of that preset)."""
@@ -229,20 +291,24 @@ def _method_words(row) -> Markup:
          "difference per seat; calibration shows the mean bid and the mean tricks taken by "
          "the number of spades (and of high cards: aces, kings, queens) in the hand as dealt.")
 def _bid_accuracy(ctx: Context, section: Section) -> None:
-    mode, frame = ctx.any_frame()
-    accuracy = bid_accuracy(frame)
+    mode = ctx.any_mode()
+    found = ctx.per_config(mode, {
+        "accuracy": bid_accuracy, "spread": tricks_minus_bid,
+        "spades": lambda frame: bid_calibration(frame, feature="spades"),
+        "high_cards": lambda frame: bid_calibration(frame, feature="high_cards")})
+    accuracy = found["accuracy"]
     ctx.table(section, "accuracy", f"Bid accuracy by configuration and strategy ({mode})",
               accuracy)
     ctx.figure(section, "accuracy", "Exact, over and under bids, set contracts",
                plots.plot_bid_accuracy, accuracy,
                size=(7.5, max(3.5, 0.4 * len(accuracy) + 1.5)))
-    spread = tricks_minus_bid(frame)
+    spread = found["spread"]
     ctx.figure(section, "tricks-minus-bid", "Tricks minus bid", plots.plot_tricks_minus_bid,
                spread)
     ctx.table(section, "tricks-minus-bid", "Tricks minus bid (share of non-nil seat bids)",
               spread)
     for feature in ("spades", "high_cards"):
-        calibration = bid_calibration(frame, feature=feature)
+        calibration = found[feature]
         ctx.figure(section, f"calibration-{feature}", f"Mean bid and tricks by {feature}",
                    plots.plot_calibration, calibration, facet="config")
         ctx.table(section, f"calibration-{feature}",
@@ -341,24 +407,29 @@ def _par(ctx: Context, section: Section) -> None:
          "the hands the strategy chose to bid nil on (their share of all side-hands is shown), "
          "in independent hands (from zero scores).")
 def _nil(ctx: Context, section: Section) -> None:
-    mode, frame = ctx.any_frame()
+    mode = ctx.any_mode()
     where = MODE_WORDS[mode]
-    success = nil_success(frame)
+    partnership = [c.name for c in ctx.experiment.configs if c.rules.partnership]
+    found = ctx.per_config(mode, {
+        "success": nil_success,
+        "spades": lambda frame: nil_by_feature(frame, feature="spades"),
+        "high_cards": lambda frame: nil_by_feature(frame, feature="high_cards"),
+        "partner": lambda frame: (nil_by_partner_bid(frame) if len(frame)
+                                  and frame["config"].iloc[0] in partnership else None)})
+    success = found["success"]
     ctx.table(section, "success", f"Nil success by configuration, strategy and blind ({where})",
               success)
     ctx.figure(section, "success", "Nil success rate", plots.plot_nil_success, success,
                size=(7.5, max(3.5, 0.35 * len(success) + 1.5)))
-    by_spades = nil_by_feature(frame, feature="spades")
+    by_spades = found["spades"]
     ctx.figure(section, "by-spades", "Nil success by spades held", plots.plot_nil_success,
                by_spades)
     ctx.table(section, "by-spades", f"Nil success by spades held ({where})", by_spades)
-    by_high = nil_by_feature(frame, feature="high_cards")
+    by_high = found["high_cards"]
     ctx.table(section, "by-high-cards", f"Nil success by high cards held ({where})", by_high)
-    partnership = [c.name for c in ctx.experiment.configs if c.rules.partnership]
     if partnership:
-        part = frame[frame["config"].isin(partnership)]
         ctx.table(section, "by-partner-bid", f"Nil success by the partner's bid ({where})",
-                  nil_by_partner_bid(part))
+                  found["partner"])
     add_example_hands(ctx, section, ("failed-nil", "made-blind-nil"))
     lines = ctx.number_lines()
     if not lines:

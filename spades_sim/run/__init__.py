@@ -6,7 +6,7 @@ a chunk is the run's), executing a run into it (``execute``) and replaying one o
 """
 
 from ..core.features import DealFilter
-from .dataset import load_run, read_meta, run_status
+from .dataset import load_run, read_meta, run_status, stored_chunks
 from .execute import execute
 from .features import hand_features
 from .memory import Run, play_games, simulate, simulate_hands
@@ -17,4 +17,4 @@ from .spec import Config, RunSpec, identity_hash, make_config, parse_config, par
 __all__ = ["Config", "DealFilter", "RecoveredHand", "Run", "RunSpec", "execute",
            "file_checksum", "hand_features", "identity_hash", "load_run", "make_config",
            "parse_config", "parse_shard", "play_games", "read_meta", "replay_hand", "run_status",
-           "simulate", "simulate_hands"]
+           "simulate", "simulate_hands", "stored_chunks"]

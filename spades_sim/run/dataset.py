@@ -507,9 +507,22 @@ def load_run(out, columns=None) -> pd.DataFrame:
                 played = " (the cards column needs a run played with --cards)"
             raise RunError(f"{out}: no column {unknown[0]!r} in this run; its columns are "
                            f"{', '.join(types)}{played}")
+    tables = [table for _, table in stored_chunks(out, meta, spec, stamp)]
+    table = pa.concat_tables(tables) if tables else stored_schema(spec.stored_types).empty_table()
+    return chunk_frame(spec, table, columns)
+
+
+def stored_chunks(out, meta: dict | None = None, spec: RunSpec | None = None, stamp=None):
+    """The run's finished chunks one at a time, as ``(chunk, table)`` (the stored rows,
+    ``run/layout.py``), checked as :func:`load_run` checks them (a foreign file is a
+    ``RunError``, an unreadable one skipped with a warning, a whole chunk of a larger size cut
+    to this size's units): a reader that needs only one chunk in memory at a time. ``meta``,
+    ``spec`` and ``stamp``: those :func:`open_run_stamped` gave, if the caller has them."""
+    out = Path(out)
+    if meta is None or spec is None:
+        meta, stamp, spec = open_run_stamped(out)
     listing = Listing(out, meta, stamp)
     run_hash = meta["identity_sha256"]
-    tables = []
     for chunk in range(spec.n_chunks):
         check = checked_chunk(out, spec, run_hash, listing, chunk, keep=True)
         if check.state in ("missing", "short"):
@@ -526,9 +539,7 @@ def load_run(out, columns=None) -> pd.DataFrame:
         if check.units > count:  # the whole chunk of a larger size: its first units only
             ids = table.column("game_id" if spec.games_mode else "hand_id")
             table = table.filter(pc.less(ids, pa.scalar(first + count, ids.type)))
-        tables.append(table.replace_schema_metadata(None))
-    table = pa.concat_tables(tables) if tables else stored_schema(spec.stored_types).empty_table()
-    return chunk_frame(spec, table, columns)
+        yield chunk, table.replace_schema_metadata(None)
 
 
 def chunk_frame(spec: RunSpec, table: pa.Table, columns=None) -> pd.DataFrame:

@@ -226,7 +226,7 @@ def tidy_from_stored(table: pa.Table, run, columns=None) -> pd.DataFrame:
     n = table.num_rows
     if n == 0:
         return _empty(wanted, par)
-    need = _needed(wanted, table.column_names, run.games_mode)
+    need = needed_columns(wanted, table.column_names, run.games_mode)
     arrays = {name: _column(table, name) for name in need if name != "config"}
     categories, coded = _from_run(table, run, arrays)
     arrays.update(coded)
@@ -306,8 +306,9 @@ def _empty(wanted, par) -> pd.DataFrame:
     return pd.DataFrame(frame, columns=wanted)
 
 
-def _needed(wanted, stored, games: bool) -> list[str]:
-    """The stored columns the tidy columns ``wanted`` are built from."""
+def needed_columns(wanted, stored, games: bool) -> list[str]:
+    """The stored columns (of ``stored``, in its order) the tidy columns ``wanted`` are built
+    from (``games``: a games run, whose ``chunk`` comes from ``game_id``)."""
     bases = {"config", "duplicate"}
     for name in wanted:
         if name in DERIVED_NEEDS:
