@@ -74,10 +74,10 @@ def code(name) -> Markup:
     return Markup("<code>{}</code>").format(str(name))
 
 
-def _interval(value, low, high, column="") -> str:
+def ci_text(value, low, high, column="") -> str:
     """``"12.3% (95% CI 12.0% to 12.6%)"``, with a digit more when the ends would look equal.
 
-    >>> _interval(0.048, 0.0476, 0.0484, "rate")
+    >>> ci_text(0.048, 0.0476, 0.0484, "rate")
     '4.80% (95% CI 4.76% to 4.84%)'
     """
     texts = [format_value(v, column) for v in (value, low, high)]
@@ -86,10 +86,10 @@ def _interval(value, low, high, column="") -> str:
     return f"{texts[0]} (95% CI {texts[1]} to {texts[2]})"
 
 
-def _digits(low, high, digits: int) -> int:
+def decimals(low, high, digits: int) -> int:
     """Decimals that keep an interval's ends apart (up to 4).
 
-    >>> _digits(-0.004, 0.002, 1), _digits(1.0, 2.0, 1)
+    >>> decimals(-0.004, 0.002, 1), decimals(1.0, 2.0, 1)
     (3, 1)
     """
     while digits < 4 and low != high and round(low, digits) == round(high, digits):
@@ -97,10 +97,10 @@ def _digits(low, high, digits: int) -> int:
     return digits
 
 
-def _signed(value, low, high, unit="", scale=1.0, digits=1) -> tuple[str, str]:
+def signed(value, low, high, unit="", scale=1.0, digits=1) -> tuple[str, str]:
     """``("4.1 higher", "95% CI +3.8 to +4.4")`` for a difference."""
     word = "higher" if value > 0 else "lower"
-    digits = _digits(low * scale, high * scale, digits)
+    digits = decimals(low * scale, high * scale, digits)
     amount = f"{abs(value) * scale:.{digits}f}{unit}"
     return f"{amount} {word}", f"95% CI {low * scale:+.{digits}f} to {high * scale:+.{digits}f}"
 

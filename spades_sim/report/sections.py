@@ -35,7 +35,7 @@ from ..analysis.par import bids_against_par, nil_against_par, tricks_against_par
 from ..analysis.summary import game_summary, side_summary
 from ..evaluate import rating_difference
 from .examples import add_example_hands
-from .formatting import _digits, _interval, _signed, code, deal_phrase
+from .formatting import ci_text, code, deal_phrase, decimals, signed
 from .model import Context, Section, section
 
 # -- the sections ---------------------------------------------------------------------------------
@@ -166,7 +166,7 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                     "{}.").format(code(row["config"]), phrase, code(row["baseline"]), deals))
                 continue
             if row["diff_low"] <= 0 <= row["diff_high"]:
-                shown = _digits(row["diff_low"] * scale, row["diff_high"] * scale, digits)
+                shown = decimals(row["diff_low"] * scale, row["diff_high"] * scale, digits)
                 ctx.claim(section, Markup(
                     "In independent hands under {}, {} is not distinguishable from {} "
                     "({:+.{d}f}{}, 95% CI {:+.{d}f} to {:+.{d}f}{}), on {}.").format(
@@ -174,7 +174,7 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                     unit, row["diff_low"] * scale, row["diff_high"] * scale,
                     _method_words(row), deals, d=shown), **claim)
                 continue
-            amount, interval = _signed(row["diff"], row["diff_low"], row["diff_high"], unit,
+            amount, interval = signed(row["diff"], row["diff_low"], row["diff_high"], unit,
                                        scale, digits)
             ctx.claim(section, Markup(
                 "In independent hands under {}, {} is {} than under {} ({}{}), on {}.").format(
@@ -320,9 +320,9 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
             section.findings.append(Markup(
                 "In {}, the {} set rate is under {} with {}: {}; its seats bid exactly in {}.")
                 .format(MODE_WORDS[mode], label, code(row["config"]), code(row["strategy"]),
-                _interval(row["set_rate"], row["set_rate_low"], row["set_rate_high"],
+                ci_text(row["set_rate"], row["set_rate_low"], row["set_rate_high"],
                           "set_rate"),
-                _interval(row["exact_rate"], row["exact_rate_low"], row["exact_rate_high"],
+                ci_text(row["exact_rate"], row["exact_rate_low"], row["exact_rate_high"],
                           "exact_rate")))
             if len(ordered) == 1:
                 break
@@ -380,7 +380,7 @@ def _par(ctx: Context, section: Section) -> None:
             "{:,} side-hands without a nil; {} of the contracts are under par.").format(
             where, abs(row["bid_minus_par"]), side, row["bid_minus_par_low"],
             row["bid_minus_par_high"], int(row["n"]),
-            _interval(row["under_rate"], row["under_rate_low"], row["under_rate_high"], "rate")),
+            ci_text(row["under_rate"], row["under_rate_low"], row["under_rate_high"], "rate")),
             **claim)
     for row in ctx.ordered(nils).to_dict(orient="records"):
         if row["n"] < 30 or row["blind"]:
@@ -389,8 +389,8 @@ def _par(ctx: Context, section: Section) -> None:
         section.findings.append(Markup(
             "Under {} with {}, {} of the nil bids were {}; {} of them were made.").format(
             code(row["config"]), code(row["strategy"]),
-            _interval(row["share"], row["share_low"], row["share_high"], "rate"), kind,
-            _interval(row["rate"], row["rate_low"], row["rate_high"], "rate")))
+            ci_text(row["share"], row["share_low"], row["share_high"], "rate"), kind,
+            ci_text(row["rate"], row["rate_low"], row["rate_high"], "rate")))
 
 
 @section("nil", "Nil and blind nil",
@@ -456,7 +456,7 @@ def _nil(ctx: Context, section: Section) -> None:
             "{} made) scored {:+.1f} points per side-hand against bidding the number on the "
             "same {:,} deals (95% CI {:+.1f} to {:+.1f}): on those hands, {} {}.").format(
             code(row["config"]), row["kind"],
-            _interval(row["share"], row["share_low"], row["share_high"], "rate"),
+            ci_text(row["share"], row["share_low"], row["share_high"], "rate"),
             _share(row["made"], row["n"]), row["diff"], int(row["n"]), row["diff_low"],
             row["diff_high"], row["kind"], worth),
             label=f"{row['config']}: {row['kind']} against the number (hands)",
@@ -490,7 +490,7 @@ def _games(ctx: Context, section: Section) -> None:
                 f"{config.rules.hand_cap:,}" if config else "hand")
             if row["decisive"]:
                 wins = Markup("{} wins {} of the {:,} decisive ones").format(
-                    side_name(config, 0), _interval(
+                    side_name(config, 0), ci_text(
                         row["side0_win_rate"], row["side0_win_rate_low"],
                         row["side0_win_rate_high"], "rate"), int(row["decisive"]))
             else:
@@ -765,7 +765,7 @@ def _win_probability(ctx: Context, section: Section, frame: pd.DataFrame) -> Non
         section.findings.append(Markup(
             "In whole games under {}, a side trailing by 51 to 100 points after 5 hands went "
             "on to win {} of the {:,} games that reached that state.").format(
-            code(baseline), _interval(row["win_rate"], row["win_rate_low"],
+            code(baseline), ci_text(row["win_rate"], row["win_rate_low"],
                                       row["win_rate_high"], "rate"), int(row["games"])))
 #: How the head-to-head findings state each metric: (unit, scale, digits, what one unit is).
 H2H_UNITS = {"score": (" points per hand", 1.0, 1, "deals"),
@@ -858,7 +858,7 @@ def _head_to_head(ctx: Context, section: Section) -> None:
                            "baseline rules (effect_1, effect_2: their means); did: effect_1 "
                            "minus effect_2 with its 95% t interval over the shared deals.")
             for row in effects.to_dict(orient="records"):
-                amount, interval = _signed(row["did"], row["did_low"], row["did_high"],
+                amount, interval = signed(row["did"], row["did_low"], row["did_high"],
                                            " points per side and hand")
                 ctx.claim(section, Markup(
                     "In independent hands, {} changes the mean score per side and hand of a "
@@ -932,7 +932,7 @@ def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
     else:
         where = Markup("{} ({}; {} in {})").format(
             code(row["config"]), rules_text(config_rules), a, _first_seats(config_rules))
-    amount, interval = _signed(row["diff"], row["diff_low"], row["diff_high"], unit, scale,
+    amount, interval = signed(row["diff"], row["diff_low"], row["diff_high"], unit, scale,
                                digits)
     amount = amount.replace("higher", "more").replace("lower", "fewer" if scale != 1.0
                                                               else "less")
@@ -968,7 +968,7 @@ def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
             draws), **claim)
     if row["estimate"] == "seat_balanced" and row["seat_advantage_low"] == row[
             "seat_advantage_low"]:
-        shown = _digits(row["seat_advantage_low"] * scale, row["seat_advantage_high"] * scale,
+        shown = decimals(row["seat_advantage_low"] * scale, row["seat_advantage_high"] * scale,
                         digits)
         ctx.claim(section, Markup(
             "With {} and {} balanced over both seatings ({} and {}), sitting in {} rather "
@@ -997,7 +997,7 @@ def _first_seats(rules) -> str:
 def _claim_did(ctx: Context, section: Section, row) -> None:
     unit, scale, digits, units = H2H_UNITS[row["metric"]]
     a, b = code(row["strategy_a"]), code(row["strategy_b"])
-    amount, interval = _signed(row["did"], row["did_low"], row["did_high"], unit, scale, digits)
+    amount, interval = signed(row["did"], row["did_low"], row["did_high"], unit, scale, digits)
     pairing = (Markup("paired on {:,} shared {}").format(int(row["n"]), units)
                if row["pairing"] == "paired" else Markup("independent samples"))
     balanced = " (seat-balanced)" if row["estimate"] == "seat_balanced" else ""
