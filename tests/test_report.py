@@ -584,7 +584,7 @@ def full_disk(tmp_path):
 
 def test_a_full_disk_names_the_report_and_the_hand_log(built, full_disk, capsys):
     reports = full_disk / "reports"
-    assert main(["report", str(built["results"]), "--reports", str(reports)]) == 2
+    assert main(["report", str(built["results"]), "--reports", str(reports), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "No space left on device" in err
     assert f"{reports / 'tiny'}: cannot write the report" in err

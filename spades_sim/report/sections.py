@@ -207,34 +207,26 @@ def _paired_effects(ctx: Context, comparisons) -> list[pd.DataFrame]:
     for pair in pairs:
         for name in set(pair):
             uses[name] = uses.get(name, 0) + 1
-    summaries, results, kept = {}, {}, set()
+    summaries, results = {}, {}
     for baseline, name in sorted(pairs, key=lambda pair: rank.get(rules.get(pair[1]), 0)):
         members = sorted({baseline, name})
         for member in members:
             if member not in summaries:
                 summaries[member] = hand_summary(frames.frame(member, PAIRED_COLUMNS))
         joined = join_summaries([summaries[member] for member in members], members)
-        results[(baseline, name)] = paired_from_summary(  # the baseline's rows: once
-            joined, baseline, only=[name] if baseline in kept else None)
-        kept.add(baseline)
+        results[(baseline, name)] = paired_from_summary(joined, baseline)
         for member in members:
             uses[member] -= 1
             if not uses[member]:
                 del summaries[member]
-    base_rows = {}  # the baseline's own rows, from the one pair of it that kept them
-    for (baseline, _), table in results.items():
-        rows = table.loc[table["config"].astype(object).to_numpy() == baseline]
-        if len(rows):
-            base_rows[baseline] = rows
     tables = []
-    for names, baseline in comparisons:
+    for names, baseline in comparisons:  # (the baseline is not compared with itself)
         order = sorted(names)
-        parts = {baseline: base_rows[baseline]}
-        for name in order:
-            if name != baseline:
-                table = results[(baseline, name)]
-                parts[name] = table.loc[table["config"].astype(object).to_numpy() == name]
-        table = pd.concat([parts[name] for name in order], ignore_index=True)
+        others = [name for name in order if name != baseline]
+        parts = [results[(baseline, name)] for name in others] or [results[(baseline, baseline)]]
+        parts = [table.loc[table["config"].astype(object).to_numpy() != baseline]
+                 for table in parts]
+        table = pd.concat(parts, ignore_index=True)
         table["config"] = pd.Categorical(table["config"].astype(object), categories=order)
         tables.append(table)
     return tables
