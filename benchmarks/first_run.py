@@ -4,6 +4,7 @@ match, a numba plug-in), each from its own empty cache.
 
     python benchmarks/first_run.py                 # everything (about 20 minutes on 2 cores)
     python benchmarks/first_run.py --only uses     # the three first uses only
+    python benchmarks/first_run.py --only run      # make run, then the first uses
 
 Each measurement is appended to ``benchmarks/history.jsonl`` as a ``first_run`` record (``what``,
 ``seconds``, ``peak_mb``: the largest resident set of any process of the command, from
@@ -60,7 +61,9 @@ def _record(what: str, seconds: float, peak: float, note: str = "") -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=["make", "uses"], help="one part only")
+    parser.add_argument("--only", choices=["make", "run", "uses"],
+                        help="make: make run and make test; run: make run and the first uses; "
+                             "uses: the first uses")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="spades-first-run-"))
     try:
@@ -73,10 +76,11 @@ def main(argv=None) -> int:
             seconds, peak, _ = _timed(["make", "run"], clone, env)
             _record("make run (fresh clone, empty numba cache)", seconds, peak,
                     "creates .venv, installs, compiles, plays and reports")
+        if args.only in (None, "make"):
             shutil.rmtree(work / "cache", ignore_errors=True)
             seconds, peak, _ = _timed(["make", "test"], clone, env)
             _record("make test (empty numba cache)", seconds, peak)
-        else:
+        if args.only == "uses":
             subprocess.run(["make", "setup"], cwd=clone, env=env, check=True,
                            capture_output=True)
         if args.only != "make":
