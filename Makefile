@@ -48,7 +48,7 @@ test: setup
 	$(BIN)/python -m pytest -q -n auto --durations=15
 
 # The quick lane: the pure and small tests (rules, cards, scoring, parsing, analyses on small
-# frames, the docs and the layers), which compile no large kernel; under a minute.
+# frames, the docs and the layers), which compile no large kernel; about a minute.
 FAST_TESTS := tests/test_cards.py tests/test_rules.py tests/test_scoring.py tests/test_docs.py \
 	tests/test_api.py tests/test_layers.py tests/test_winprob.py tests/test_plots.py \
 	tests/test_headline.py tests/test_experiment.py tests/test_layout.py tests/test_par.py \
