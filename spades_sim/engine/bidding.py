@@ -48,14 +48,14 @@ def legal_bids_nb(rules, seat, position, bids, blind, zero_is_nil):
     return legal
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def blind_allowed_nb(deficit, min_deficit):
     """A blind bid is allowed when the side trails by at least ``min_deficit``; a minimum of 0
     means always, even when ahead (the spec's "details that are easy to get wrong")."""
     return min_deficit == 0 or deficit >= min_deficit
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def deficit_nb(rules, seat, scores):
     """How far the seat's side trails the best other side (negative when ahead)."""
     side = (seat & 1) if rules.partnership else seat

@@ -21,7 +21,7 @@ _RANK_COLUMN = 1 | (1 << 13) | (1 << 26) | (1 << 39)  # the 2 of every suit
 _HONOUR_TRUMPS = (7 << 49) | (3 << 52)  # QS, KS, AS and both jokers
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _suit_length_nb(hand, suit):
     if suit == 3:
         return popcount((hand >> 39) & 0x7FFF)  # spades and jokers
@@ -92,7 +92,7 @@ def accepts_nb(rules, params, clauses, hand0, hand1, hand2, hand3):
     return ok
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def filtered_deal_nb(rules, deal_filter, skip, state, deck, n_cards):
     """Deal a filtered hand: ``(hand0, hand1, hand2, hand3, state, tries)``.
 

@@ -210,7 +210,7 @@ def first_class_quiet():
 
 # -- the engine's side: filling the view, calling ------------------------------------------------
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def fill_rules_nb(view, rules):
     """The rules slots (``V_RULES + i``: field ``i`` of the rules tuple); once per kernel call."""
     for i in range(len(rules)):

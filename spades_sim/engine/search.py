@@ -128,7 +128,7 @@ def playout_nb(rules, play_bits, facts, hands, leader, n_played, led_mask, winni
         position += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bids_agree_nb(rules, seat_params, seat, sampled, played_by, bids, blind):
     """Whether a sample agrees with the other seats' bids (see the module docstring)."""
     tolerance = seat_params[P_BID_TOLERANCE]

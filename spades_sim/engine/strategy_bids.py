@@ -85,7 +85,7 @@ def choose_blind_nb(rules, kind, params, rates, seat, deficit, partner_nil, blin
                               blind_bids), state
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def heuristic_blind_nb(seat_params, deficit, blind_nil_ok, blind_bids):
     """The heuristic's blind choice (see ``choose_blind_nb``); deterministic."""
     if blind_nil_ok and deficit >= seat_params[P_BLIND_NIL_DEFICIT]:
@@ -199,7 +199,7 @@ def score_adjustment_nb(rules, seat_params, seat, scores, bags):
     return adjustment
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def nearest_legal_bid_nb(bid, legal, hand_size):
     """``bid`` if ``legal`` allows it, else the nearest allowed non-zero bid (above first), else
     0 (``legal`` is never empty)."""
@@ -215,7 +215,7 @@ def nearest_legal_bid_nb(bid, legal, hand_size):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def choose_bump_nb(rules, kind, params, bump_rates, seat, position, hand_estimate, bids, scores,
                    bags, state):
     """``(bump, state)``: whether ``seat`` raises its ``bid`` by one (``bid_bump``).
@@ -237,7 +237,7 @@ def choose_bump_nb(rules, kind, params, bump_rates, seat, position, hand_estimat
     return estimate - byte_of_nb(bids, seat) >= seat_params[P_BUMP_THRESHOLD], state
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def choose_keep_nb(kind, params, keep_rates, seat, face_up, state):
     """``(keep, state)``: in the draw deal, whether ``seat`` keeps the face-up card (else it
     takes the face-down one). ``random``: ``bounded(RATE_ONE) < keep_rate``. ``heuristic``: keep

@@ -70,7 +70,7 @@ SIDE_ACES_KINGS = (0b11 << 11) | (0b11 << 24) | (0b11 << 37)
 RANK_COLUMN = 1 | (1 << 13) | (1 << 26) | (1 << 39)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ranks_present_nb(mask):
     """Bit ``rank`` set when ``mask`` holds a card of that rank in any suit (jokers: 13, 14)."""
     return (
@@ -81,7 +81,7 @@ def ranks_present_nb(mask):
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def card_of_rank_nb(mask, rank):
     """The card of ``rank`` in ``mask`` in the lowest suit that has it (jokers: their own)."""
     if rank >= 13:
@@ -89,19 +89,19 @@ def card_of_rank_nb(mask, rank):
     return lowest_card(mask & (RANK_COLUMN << rank))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def lowest_rank_nb(mask):
     """The card of lowest rank in a non-empty ``mask`` (ties: the lowest suit)."""
     return card_of_rank_nb(mask, lowest_card(ranks_present_nb(mask)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def highest_rank_nb(mask):
     """The card of highest rank in a non-empty ``mask`` (ties: the lowest suit)."""
     return card_of_rank_nb(mask, highest_card(ranks_present_nb(mask)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def prefer_side_suits_nb(mask):
     """The non-trumps of ``mask`` when it has any, else ``mask`` (discard side cards first)."""
     side_cards = mask & NON_TRUMP_MASK
@@ -156,7 +156,7 @@ def estimate_tricks_nb(rules, params, hand):
     return estimate
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def random_bid_ranges_nb(kinds, params):
     """Every random seat's ``bid_min`` and ``bid_max`` packed 16 bits per seat (low byte the
     minimum); zeros for seats of other kinds. Packed once per kernel call, so that a random seat
@@ -170,7 +170,7 @@ def random_bid_ranges_nb(kinds, params):
     return packed
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def random_rates_nb(kinds, params, slot):
     """Every random seat's probability in parameter ``slot`` as a threshold out of
     ``RATE_ONE`` (``round(rate * RATE_ONE)``), packed 16 bits per seat; 0 for other kinds."""
@@ -182,7 +182,7 @@ def random_rates_nb(kinds, params, slot):
     return packed
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def heuristic_blind_floor_nb(kinds, params):
     """The smallest deficit at which some heuristic (or mc) seat would bid blind
     (``blind_nil_deficit`` or ``blind_bid_deficit``); infinity when no seat is one."""
@@ -193,7 +193,7 @@ def heuristic_blind_floor_nb(kinds, params):
     return floor
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def play_bits_nb(kinds, params):
     """Every non-random seat's play switches packed a byte per seat (``layout.PLAY_*``):
     ``cover_nil``, ``bust_nil`` and not ``avoid_bags`` as bits, ``set_margin + 1`` above them
@@ -213,7 +213,7 @@ def play_bits_nb(kinds, params):
     return packed
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def score_aware_nb(kinds, params):
     """Whether some heuristic (or mc) seat adjusts its bids for the score (``bag_guard`` or
     ``endgame_points`` above 0); when none does, the bids skip ``score_adjustment_nb``."""
@@ -230,7 +230,7 @@ def rate_of_nb(packed, seat):
     return (packed >> (16 * seat)) & 0xFFFF
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rule_play_mask_nb(kinds, params):
     """Bit ``seat`` set for every non-random seat whose ``rule_play`` is on: those seats' play
     switches are set again each hand by ``rule_play_bits_nb``."""

@@ -81,7 +81,7 @@ def side_of_nb(rules, seat):
     return (seat & 1) if rules.partnership else seat
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bidding_context_nb(rules, seat, bids):
     """``(position, opp_made, partner_bid)`` from the packed bids (255 = not bid yet):
     the seat's bidding position (how many have bid), the sum of the opponents' bids made so
@@ -157,7 +157,7 @@ bid_value_nb = njit(cache=True)(_bid_value)
 bid_value_inline_nb = njit(cache=True, inline="always")(_bid_value)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def partner_value_nb(rules, seat_params, partner_bid, side_bags, side_score):
     """Expected points of the partner's contract alone (the seat bids nil): its bid, or the
     mean bid while unknown, against the partner's bid-error distribution."""
@@ -199,7 +199,7 @@ def nil_features_nb(rules, hand, partner_bid):
             int(known))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def nil_probability_nb(rules, hand, partner_bid):
     """The model's chance that ``hand`` makes a nil (0 with the deck's top trump): the logistic
     function of the weighted features, read from its table."""
@@ -250,7 +250,7 @@ def model_inputs_nb(rules, seat_params, hands, dealers, bids, estimates, opp_mad
             out[6], out[7], out[8], out[9], out[10] = f[6], f[7], f[8], f[9], f[10]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def nil_gate_nb(rules, seat_params, hand, estimate, partner_bid):
     """Whether the heuristic considers a nil at all (its gates, as in the rounding mode)."""
     return (
@@ -262,7 +262,7 @@ def nil_gate_nb(rules, seat_params, hand, estimate, partner_bid):
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def double_nil_value_nb(rules, p_own, own_bonus, p_partner, partner_bonus):
     """Expected points of both partners' nils together, by the double-nil scoring."""
     mode = rules.double_nil
