@@ -250,3 +250,31 @@ def test_tournament_progress_lines_and_quiet(tmp_path, capsys):
     assert "spades-sim tournament: match 1/1: heuristic against random: +" in err
     assert main([*args, "--out", str(tmp_path / "t"), "--quiet"]) == 0
     assert "spades-sim tournament" not in capsys.readouterr().err
+
+
+def test_a_long_match_reports_its_progress_as_runs_do(tmp_path, capsys, monkeypatch):
+    """A match's progress is the run's (run/execute.Progress): off a terminal a plain line
+    each LOG_SECONDS (0 here: one a chunk), none with --quiet."""
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("spades_sim.run.execute"), "LOG_SECONDS", 0.0)
+    args = ["match", A, B, "--rules", "classic", "--games", "6", "--seed", "1",
+            "--chunk-size", "2"]
+    assert main([*args, "--out", str(tmp_path / "m")]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "games (" in line]
+    assert len(lines) == 3 and lines[-1].startswith("spades-sim: 6/6 games (100%)")
+    assert main([*args, "--out", str(tmp_path / "q"), "--quiet"]) == 0
+    assert "games (" not in capsys.readouterr().err
+
+
+def test_tournament_json_holds_every_match_split(tmp_path, capsys):
+    args = ["tournament", A, B, "heuristic:aggression=1", "--rules", "classic", "--games", "4",
+            "--seed", "2", "--quiet", "--json", "--out", str(tmp_path / "t")]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["splits"]) == len(data["matches"]) == 3
+    for split, result in zip(data["splits"], data["matches"]):
+        total = {row["part"]: row for row in split["parts"]}["diff"]["diff"]
+        assert total == pytest.approx(result["mean_diff"])
+    saved = json.loads((tmp_path / "t" / "tournament.json").read_text())
+    assert saved["splits"] == data["splits"]
