@@ -164,9 +164,9 @@ def _by_hand(rows: pd.DataFrame, rules: Rules, games: bool) -> pd.DataFrame:
     # seat h of the copy played physical seat h - 1 (``run/memory.py``), which held the cards
     # physical seat h - 1 held in the first copy.
     copy = hand["duplicate"].to_numpy().astype(bool)
-    code = (bid.astype(np.int64) + 100 * blind.astype(np.int64))
+    code = bid.astype(np.int64) + 64 * blind.astype(np.int64)  # (a bid is at most 17)
     code[copy] = np.roll(code[copy], -1, axis=1)
-    hand["bids"] = [tuple(row) for row in code.tolist()]
+    hand["bids"] = (code << np.array([0, 7, 14, 21])).sum(axis=1)  # one number per hand
     if games:
         hand["board"] = hand["game_id"]
         hand["index"] = hand.groupby(["duplicate", "game_id"]).cumcount()
