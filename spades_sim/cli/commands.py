@@ -383,7 +383,14 @@ def cmd_match(args):
     from ..evaluate import format_match, match
 
     result = match(args.a, args.b, args.rules, **_evaluation_options(args))
-    print(json.dumps(result.to_dict()) if args.json else format_match(result))
+    if args.json:
+        from ..evaluate import split_to_dict
+
+        data = result.to_dict()
+        data["split"] = None if result.split is None else split_to_dict(result.split)
+        print(json.dumps(data))
+    else:
+        print(format_match(result))
     return 0
 
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -107,6 +107,8 @@ class MatchResult:
     run: dict | None = field(default=None, repr=False, compare=False)  # the runner's summary
     players: int = 4  # seats at the table
     rotations: int = 2  # seatings each board is played in (2: the duplicate pair)
+    # Where the points went, per board (``split.points_split``; partnership matches only).
+    split: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
     @property
     def partnership(self) -> bool:
@@ -114,8 +116,8 @@ class MatchResult:
         return self.players == 4 and self.rotations == 2
 
     def to_dict(self) -> dict:
-        data = asdict(self)
-        del data["unit"], data["n"], data["run"]
+        data = asdict(replace(self, split=None))
+        del data["unit"], data["n"], data["run"], data["split"]
         ordered = {"a": self.a, "b": self.b, "rules": self.rules, self.unit: self.n}
         ordered.update(data)
         ordered["mean_diff"] = json_number(self.mean_diff)
@@ -155,6 +157,12 @@ def _sides(frame: pd.DataFrame, a: str, b: str) -> pd.Series:
     if not (is_a == home).all():
         raise EvaluationError(f"{a} is not on side 0 in every row; not a match frame")
     return pd.Series(is_a, index=frame.index)
+
+
+def a_rows(frame: pd.DataFrame, a: str, b: str) -> pd.Series:
+    """Whether each row of a partnership match's frame is one of A's seats (checked against
+    the ``strategy`` column where A and B differ; a one-line error where it does not hold)."""
+    return _sides(frame, a, b)
 
 
 def _duplicate_plays(rows: pd.DataFrame, a: str, b: str, games: bool):
@@ -379,15 +387,26 @@ def match(a, b, rules: Rules | str = "classic", *, n_games: int | None = None,
             name += "-" + folder_tag(overrides, spec.chunk_size)
         out = Path("results") / f"{name}-{seed}"
     summary = execute(spec, out, jobs=jobs, backend=backend, scheduler=scheduler, quiet=quiet)
-    frame = load_run(summary["out"], columns=["config", "duplicate", "hand_id", "game_id",
-                                               "seat", "side", "strategy", "score_before",
-                                               "score_delta", "game_over", "game_winner"])
-    result = match_result(frame, strategy_a, strategy_b, games=unit == "games",
-                          rules=rules_name, seed=seed, out=summary["out"])
-    result.rule_overrides = rules_obj.overrides()
+    result = scored_match(summary["out"], strategy_a, strategy_b, rules_obj, unit, seed)
     result.run = summary
     if result.n != count:
         raise EvaluationError(f"{summary['out']}: only {result.n} of {count} boards are complete")
+    return result
+
+
+def scored_match(folder, a: Strategy, b: Strategy, rules: Rules, unit: str,
+                 seed: int | None) -> MatchResult:
+    """The match statistics of the run in ``folder`` (played under ``rules``), with where the
+    points went (``split.points_split``) in ``split`` when A and B played as partnerships."""
+    from .split import COLUMNS, points_split  # (split.py builds on this module)
+
+    frame = load_run(folder, columns=list(COLUMNS))
+    games = unit == "games"
+    result = match_result(frame, a, b, games=games, rules=rules.preset_name, seed=seed,
+                          out=str(folder))
+    result.rule_overrides = rules.overrides()
+    if result.partnership:
+        result.split = points_split(frame, a, b, rules, games=games)
     return result
 
 
@@ -432,6 +451,10 @@ def format_match(result: MatchResult) -> str:
     if not result.partnership and result.players > 2:
         lines.insert(-2, f"* A's seat against each of the {result.players - 1} B seats, "
                          f"{result.players - 1} results per {unit[:-1]}")
+    if result.split is not None and len(result.split):
+        from .split import format_split  # (split.py builds on this module)
+
+        lines += ["", format_split(result.split)]
     if result.out:
         lines.append(f"results: {result.out}")
     return "\n".join(lines)

@@ -12,6 +12,8 @@ board with its 95% t interval), and the ratings follow as a rough order only.
 from __future__ import annotations
 
 import json
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,20 +24,21 @@ from ..core.errors import EvaluationError, SpadesError
 from ..core.files import MAX_TEXT_BYTES, read_regular
 from ..core.rules import Rules
 from ..core.strategies import parse_strategy
-from ..run import load_run, run_status
+from ..run import run_status
 from ..run.dataset import open_run
 from .match import (
     MatchResult,
     folder_tag,
     json_number,
     match,
-    match_result,
     match_rules,
     match_spec,
     match_units,
+    scored_match,
     slug,
 )
 from .ratings import ELO, Fit, bradley_terry, goodness_of_fit
+from .split import format_splits, split_to_dict
 
 SUMMARY = "tournament.json"
 
@@ -76,7 +79,9 @@ class TournamentResult:
                 "strategies": self.strategies, "fit": self.fit.to_dict(), "lead": self.lead,
                 "ratings": self.ratings, "matrix": cells(self.mean_diff),
                 "matrix_low": cells(self.low), "matrix_high": cells(self.high),
-                "matches": [m.to_dict() for m in self.matches]}
+                "matches": [m.to_dict() for m in self.matches],
+                "splits": [None if m.split is None else split_to_dict(m.split)
+                           for m in self.matches]}
 
 
 def _pair_counts(strategies, matches):
@@ -263,16 +268,13 @@ def _verified_match(path: Path, folder: Path, said: MatchResult, rules: str, uni
                                   f"({status['done']}/{status['chunks']} chunks verified; "
                                   f"spades-sim status {folder} says why); play the tournament "
                                   f"again to finish it")
-        frame = load_run(folder, columns=["config", "duplicate", "hand_id", "game_id", "seat",
-                                          "side", "strategy", "score_before", "score_delta",
-                                          "game_over", "game_winner"])
+        result = scored_match(folder, parse_strategy(said.a), parse_strategy(said.b),
+                              played_rules, unit, seed)
     except EvaluationError:
         raise
     except SpadesError as error:
         raise EvaluationError(f"{where}: {error}")
-    result = match_result(frame, said.a, said.b, games=unit == "games", rules=rules, seed=seed,
-                          out=str(folder.resolve()))
-    result.rule_overrides = played_rules.overrides()
+    result.out = str(folder.resolve())
     for name in _CHECKED:
         mine, theirs = getattr(result, name), getattr(said, name)
         if not _same(mine, theirs):
@@ -333,16 +335,35 @@ def tournament(strategies, rules: Rules | str = "classic", *, n_games: int | Non
         out = Path("results") / f"tournament-{slug(rules_name)}-{count}{unit[0]}-{tag}-{seed}"
     out = Path(out)
     matches = []
-    for i, j, where in tournament_pairs(names, out):
+    pairs = tournament_pairs(names, out)
+    started = time.perf_counter()
+    for k, (i, j, where) in enumerate(pairs, 1):
+        if not quiet:
+            _progress(f"match {k}/{len(pairs)}: {names[i]} against {names[j]}, {count} boards "
+                      f"of {unit}")
+        begun = time.perf_counter()
         matches.append(match(parsed[i], parsed[j], rules_obj, n_games=n_games,
                              n_hands=n_hands, seed=seed, jobs=jobs, out=where,
                              chunk_size=chunk_size, backend=backend, scheduler=scheduler,
                              quiet=quiet))
+        if not quiet:
+            done = matches[-1]
+            elapsed = time.perf_counter() - started
+            left = elapsed / k * (len(pairs) - k)
+            _progress(f"match {k}/{len(pairs)}: {names[i]} against {names[j]}: "
+                      f"{done.mean_diff:+.1f} [{done.ci95[0]:+.1f}, {done.ci95[1]:+.1f}] a "
+                      f"board, {time.perf_counter() - begun:.1f} s"
+                      + (f"; about {left:.0f} s left" if k < len(pairs) else ""))
     ratings, matrix = tournament_ratings(names, matches)
     result = TournamentResult(names, rules_name, unit, count, seed, str(out.resolve()),
                               matches, ratings, matrix)
     (out / SUMMARY).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
     return result
+
+
+def _progress(text: str) -> None:
+    """One progress line on standard error (as ``tune`` writes one per generation)."""
+    print(f"spades-sim tournament: {text}", file=sys.stderr, flush=True)
 
 
 def format_tournament(result: TournamentResult) -> str:
@@ -391,6 +412,10 @@ def format_tournament(result: TournamentResult) -> str:
             cells.append(f"{shown:>{cell}}")
         matrix.append(f"{labels[i]:>2}  {name:<{width}}" + "".join(cells))
     blocks = [matrix, [verdict], ratings] if not fit.fits else [ratings, [verdict], matrix]
+    splits = [(f"{labels[result.strategies.index(m.a)]}-{labels[result.strategies.index(m.b)]}",
+               m.split) for m in result.matches if m.split is not None and len(m.split)]
+    if splits:
+        blocks.append(format_splits(splits).split("\n"))
     lines = head + [""]
     for block in blocks:
         lines += block + [""]
