@@ -121,7 +121,7 @@ def test_every_section_and_the_setup(built):
 
 def test_headline_ranks_the_tested_findings(built):
     """The headline leads the page: the tested findings of all sections as one Holm family,
-    those that survive first, then by |effect| / SE; the binary set rates exact."""
+    those that survive first, then by |effect| / SE; the binary set rates with McNemar's p."""
     text = built["index"].read_text()
     assert text.index('id="headline"') < text.index('id="findings"')
     assert "Holm (family-wise error rate) adjustment" in text
@@ -137,7 +137,7 @@ def test_headline_ranks_the_tested_findings(built):
     covers = (table["low"] <= 0) & (table["high"] >= 0)
     assert (table.loc[covers, "verdict"] == "no detectable difference").all()
     paired = pd.read_csv(built["index"].parent / "variant_effects-paired.csv")
-    assert set(paired.loc[paired["metric"].isin(["set", "nil"]), "method"]) == {"exact"}
+    assert set(paired.loc[paired["metric"].isin(["set", "nil"]), "method"]) == {"mcnemar"}
     assert set(paired.loc[paired["metric"] == "score", "method"]) == {"t"}
     assert "McNemar test on the" in text
     assert "Bradley-Terry against the saturated pairwise model" in text

@@ -261,15 +261,15 @@ def _sides_differ(config) -> bool:
 
 
 def _method_words(row) -> Markup:
-    """``; exact interval and McNemar test on the 3 side-hands set only here and the 9 only in
-    the baseline`` for the binary metrics the exact method measured (``analysis.effects``),
-    else nothing."""
-    if row.get("method") != "exact" or row.get("gains") != row.get("gains"):
+    """``; per-deal interval, McNemar test on the 3 side-hands set only here and the 9 only in
+    the baseline`` for the binary metrics (``analysis.effects``), else nothing."""
+    if row.get("method") != "mcnemar" or row.get("gains") != row.get("gains"):
         return Markup("")
     units = {"set": "side-hands set", "nil": "seats bidding nil"}.get(str(row["metric"]),
                                                                       "units with the event")
-    return Markup("; exact interval and McNemar test on the {:,} {} only here and the {:,} "
-                  "only in the baseline").format(int(row["gains"]), units, int(row["losses"]))
+    return Markup("; interval over the per-deal differences, McNemar test on the "
+                  "{:,} {} only here and the {:,} only in the baseline").format(
+        int(row["gains"]), units, int(row["losses"]))
 
 
 @section("bid_accuracy", "Bid accuracy",
