@@ -24,14 +24,19 @@ from ..analysis.headtohead import (
     rules_text,
     variant_effect_differences,
 )
-from ..analysis.metrics import t_test_p
+from ..analysis.metrics import rate_interval, t_test_p
 from ..analysis.nil import (
     nil_by_feature,
     nil_by_partner_bid,
     nil_paired_value,
     nil_success,
 )
-from ..analysis.par import bids_against_par, nil_against_par, tricks_against_par
+from ..analysis.par import (
+    bids_against_par,
+    nil_against_par,
+    par_hand_types,
+    tricks_against_par,
+)
 from ..analysis.summary import game_summary, side_summary
 from ..evaluate import rating_difference
 from .examples import add_example_hands
@@ -323,53 +328,93 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
 @section("par", "Bids against par",
          "Par is what the cards were worth double dummy: the tricks each side takes when every "
          "seat sees every card and plays perfectly, from the hand's actual first leader and the "
-         "cards after any exchange (the runs were played with par). Bids against par: a side's "
-         "contract (the sum of its number bids) minus its par, per side-hand, over the hands "
-         "in which nobody bid nil (then both sides play for tricks, as par assumes); above 0 "
-         "the side bids more than its cards are worth against perfect play. Tricks against par: "
-         "the tricks a side took minus its par, what hidden information and imperfect play "
-         "moved; where every seat plays one strategy the sides' gains and losses cancel, so "
-         "off par, the mean of |tricks - par|, measures how many tricks changed hands. Nil "
-         "against par: a nil is double-dummy safe when its bidder, helped by the partner, can "
-         "avoid every trick however the opponents play; the share of nils that were safe, and "
-         "the success rate of the safe and of the unsafe ones. Means carry normal 95% "
-         "intervals, rates Wilson 95% intervals.")
+         "cards after any exchange (the runs were played with par). Only the hands in which "
+         "nobody bid nil count (then both sides play for tricks, as par assumes), and the unit "
+         "is the hand: the two sides of a hand are far from independent (their pars add up to "
+         "the hand's tricks), so every interval is clustered by hand and every count is of "
+         "hands. Hand types: each side's contract (the sum of its number bids) is under, at or "
+         "over its par, and a hand's type is its sides' states (under / under: both sides bid "
+         "fewer tricks than their cards were worth); shares of hands with Wilson 95% "
+         "intervals. Bids against par: a side's contract minus its par; where every seat plays "
+         "one strategy the mean par is the hand's tricks over the sides by construction, so "
+         "this says how far the contracts of a hand together fall short of its tricks. Tricks "
+         "against par: the tricks a side took minus its par, what hidden information and "
+         "imperfect play moved; where every seat plays one strategy the sides' gains and "
+         "losses cancel exactly (no interval is shown), and off par, the mean of |tricks - "
+         "par|, measures how many tricks changed hands. Nil against par: a nil is double-dummy "
+         "safe when its bidder, helped by the partner, can avoid every trick however the "
+         "opponents play; the share of nils that were safe, and the success rate of the safe "
+         "and of the unsafe ones (Wilson 95% intervals).")
 def _par(ctx: Context, section: Section) -> None:
     mode = next(m for m in ("hands", "games") if ctx.has_par(m))
     frame = ctx.frame(mode)
+    types = par_hand_types(frame)
+    ctx.table(section, "hand-types", f"Hands by how both sides' contracts stand against par "
+              f"({mode}; one hand per unit)", types,
+              note="hand type: each side's contract under, at or over its par; n: hands of "
+                   "the type; hands: hands without a nil bid; share: n / hands (Wilson 95%).")
+    _par_hand_type_findings(ctx, section, types)
     bids = bids_against_par(frame)
     ctx.table(section, "bids", f"Side contracts against par by configuration and strategy "
-              f"({mode})", bids)
+              f"({mode}; n = hands, intervals clustered by hand)", bids)
     ctx.figure(section, "bids", "Side contracts against par", plots.plot_bids_against_par, bids,
                size=(7.5, max(3.5, 0.4 * len(bids) + 1.5)))
-    ctx.table(section, "bids-by-seat", "Side contracts against par by configuration and seat",
+    ctx.table(section, "bids-by-seat", "Side contracts against par by configuration and seat "
+              "(n = hands, intervals clustered by hand)",
               bids_against_par(frame, by=("config", "seat")))
     tricks = tricks_against_par(frame)
-    ctx.table(section, "tricks", f"Tricks taken against par ({mode})", tricks)
+    ctx.table(section, "tricks", f"Tricks taken against par ({mode}; n = hands, intervals "
+              f"clustered by hand)", tricks,
+              note="tricks minus par has no interval where the group holds both sides of "
+                   "every hand: it is 0 by construction. at par: hands in which every side "
+                   "took exactly its par.")
     ctx.figure(section, "tricks", "Tricks taken against par", plots.plot_tricks_against_par,
                tricks, size=(7.5, max(3.5, 0.4 * len(tricks) + 1.5)))
     nils = nil_against_par(frame)
     ctx.table(section, "nil", f"Nil success against double-dummy safety ({mode})", nils)
     ctx.figure(section, "nil", "Nil success against double-dummy safety",
                plots.plot_nil_success, nils, size=(7.5, max(3.5, 0.35 * len(nils) + 1.5)))
+    rules = ctx.rules
     for row in ctx.ordered(bids).to_dict(orient="records"):
         if row["n"] < 30:
             continue
         where = Markup("Under {} with {}").format(code(row["config"]), code(row["strategy"]))
+        config_rules = rules.get(str(row["config"]))
+        sides = (config_rules.players // 2 if config_rules.partnership
+                 else config_rules.players) if config_rules is not None else 0
+        if sides and abs(row["sides_per_hand"] - sides) < 1e-9:
+            # Every side of the hand in the group: the mean par is the hand's tricks over the
+            # sides by construction, so the finding is the contracts' total against the tricks.
+            total, tricks_total = sides * row["mean_bid"], sides * row["mean_par"]
+            low, high = sides * row["bid_minus_par_low"], sides * row["bid_minus_par_high"]
+            ctx.claim(section, Markup(
+                "{}, the contracts of a hand total {:.2f} of its {:.0f} tricks on average "
+                "({:+.2f} tricks, 95% CI {:+.2f} to {:+.2f}, clustered by hand) over {:,} hands "
+                "without a nil; {} of the side contracts are under their par and {} over "
+                "it.").format(
+                where, total, tricks_total, total - tricks_total, low, high, int(row["n"]),
+                ci_text(row["under_rate"], row["under_rate_low"], row["under_rate_high"],
+                        "rate"),
+                ci_text(row["over_rate"], row["over_rate_low"], row["over_rate_high"], "rate")),
+                label=f"{row['config']} / {row['strategy']}: contracts of a hand minus its "
+                      f"tricks", effect=total - tricks_total, low=low, high=high,
+                unit=" tricks per hand", digits=2)
+            continue
         claim = {"label": f"{row['config']} / {row['strategy']}: contract minus par",
                  "effect": row["bid_minus_par"], "low": row["bid_minus_par_low"],
                  "high": row["bid_minus_par_high"], "unit": " tricks", "digits": 2}
         if row["bid_minus_par_low"] <= 0 <= row["bid_minus_par_high"]:
             ctx.claim(section, Markup(
                 "{}, the sides' contracts are not distinguishable from par ({:+.2f} tricks, 95% "
-                "CI {:+.2f} to {:+.2f}) over {:,} side-hands without a nil.").format(
-                where, row["bid_minus_par"], row["bid_minus_par_low"],
-                row["bid_minus_par_high"], int(row["n"])), **claim)
+                "CI {:+.2f} to {:+.2f}, clustered by hand) over {:,} hands without a "
+                "nil.").format(where, row["bid_minus_par"], row["bid_minus_par_low"],
+                               row["bid_minus_par_high"], int(row["n"])), **claim)
             continue
         side = "above" if row["bid_minus_par"] > 0 else "below"
         ctx.claim(section, Markup(
-            "{}, the sides bid {:.2f} tricks {} par on average (95% CI {:+.2f} to {:+.2f}) over "
-            "{:,} side-hands without a nil; {} of the contracts are under par.").format(
+            "{}, the side bids {:.2f} tricks {} its par on average (95% CI {:+.2f} to {:+.2f}, "
+            "clustered by hand) over {:,} hands without a nil; {} of its contracts are under "
+            "par.").format(
             where, abs(row["bid_minus_par"]), side, row["bid_minus_par_low"],
             row["bid_minus_par_high"], int(row["n"]),
             ci_text(row["under_rate"], row["under_rate_low"], row["under_rate_high"], "rate")),
@@ -383,6 +428,25 @@ def _par(ctx: Context, section: Section) -> None:
             code(row["config"]), code(row["strategy"]),
             ci_text(row["share"], row["share_low"], row["share_high"], "rate"), kind,
             ci_text(row["rate"], row["rate_low"], row["rate_high"], "rate")))
+
+
+def _par_hand_type_findings(ctx: Context, section: Section, types: pd.DataFrame) -> None:
+    """What par adds, first: per configuration, the shares of hands whose sides all bid under
+    their par, and in which some side bid over it (one hand per unit)."""
+    for config, part in types.groupby("config", observed=True, sort=False):
+        hands = int(part["hands"].iloc[0])
+        if hands < 30:
+            continue
+        states = part["hand_type"].astype(str).str.split(" / ")
+        all_under = int(part.loc[states.map(lambda s: set(s) == {"under"}), "n"].sum())
+        some_over = int(part.loc[states.map(lambda s: "over" in s), "n"].sum())
+        (under_low, over_low), (under_high, over_high) = rate_interval(
+            [all_under, some_over], [hands, hands])
+        section.findings.append(Markup(
+            "Under {}, every side bid under its par in {} of {:,} hands without a nil, and some "
+            "side bid over its par in {} (one hand per unit).").format(
+            code(config), ci_text(all_under / hands, under_low, under_high, "rate"), hands,
+            ci_text(some_over / hands, over_low, over_high, "rate")))
 
 
 @section("nil", "Nil and blind nil",
