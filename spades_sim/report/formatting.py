@@ -13,6 +13,27 @@ def _is_share(column: str) -> bool:
     return "rate" in column or column in ("share", "break_even")
 
 
+def is_p_value(column: str) -> bool:
+    """Whether a table column holds p-values (``p``, ``diff_p``, ``p_adjusted``...).
+
+    >>> is_p_value("diff_p"), is_p_value("p_adjusted"), is_p_value("top")
+    (True, True, False)
+    """
+    return column == "p" or column.endswith("_p") or column.startswith("p_")
+
+
+def p_text(value) -> str:
+    """A p-value as the report prints it: three decimals, ``< 0.001`` below that.
+
+    >>> p_text(0.04567), p_text(1e-9), p_text(float("nan"))
+    ('0.046', '< 0.001', '–')
+    """
+    value = float(value)
+    if value != value:
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
 def format_value(value, column: str = "") -> str:
     """One cell as text: shares as percentages, counts with thousands separators.
 
@@ -25,6 +46,8 @@ def format_value(value, column: str = "") -> str:
         return "yes" if value else "no"
     if isinstance(value, (int, np.integer)):
         return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)) and is_p_value(column):
+        return p_text(value)
     if isinstance(value, (float, np.floating)):
         value = float(value)
         if column.startswith("rating"):  # Elo-scale ratings: whole points
@@ -43,7 +66,14 @@ def format_value(value, column: str = "") -> str:
 
 def display_table(frame: pd.DataFrame) -> tuple[list, list, list]:
     """Headers, rows of cell texts and which columns are numeric; ``x``, ``x_low`` and
-    ``x_high`` become one column ``x (95% CI)``."""
+    ``x_high`` become one column ``x (95% CI)``. A column of p-values that are not adjusted
+    for the report's family of tests (every one but ``p_adjusted``) is headed ``... p
+    (unadjusted)``: the findings carry the Holm-adjusted ones.
+
+    >>> frame = pd.DataFrame({"diff": [1.5], "diff_p": [2e-5], "p_adjusted": [0.2]})
+    >>> display_table(frame)[:2]
+    (['diff', 'diff_p (unadjusted)', 'p_adjusted'], [['1.50', '< 0.001', '0.200']])
+    """
     columns = list(frame.columns)
     shown, headers, numeric = [], [], []
     for column in columns:
@@ -53,7 +83,10 @@ def display_table(frame: pd.DataFrame) -> tuple[list, list, list]:
                 continue
         has_interval = f"{column}_low" in columns and f"{column}_high" in columns
         shown.append((column, has_interval))
-        headers.append(f"{column} (95% CI)" if has_interval else column)
+        header = f"{column} (95% CI)" if has_interval else column
+        if is_p_value(column) and "adjusted" not in column:
+            header = f"{column} (unadjusted)"
+        headers.append(header)
         numeric.append(pd.api.types.is_numeric_dtype(frame[column])
                        and not pd.api.types.is_bool_dtype(frame[column]))
     rows = []

@@ -39,6 +39,7 @@ from ..analysis.par import (
 )
 from ..analysis.summary import game_summary, side_summary
 from ..evaluate import rating_difference
+from ..evaluate.ratings import scale_interval
 from .examples import add_example_hands
 from .formatting import ci_text, code, deal_phrase, decimals, signed
 from .model import Context, Section, section
@@ -613,6 +614,10 @@ def _tournament(ctx: Context, section: Section) -> None:
     ratings = ratings[["rank", "strategy", "rating", "low", "high", "games", "wins", "losses",
                        "ties", "mean_diff"]].rename(
         columns={"low": "rating_low", "high": "rating_high", "games": unit})
+    # The games of a pair vary more than one strength per strategy allows: the intervals are
+    # widened by the square root of the dispersion (evaluate/ratings.py).
+    ratings["rating_low"], ratings["rating_high"] = scale_interval(
+        ratings["rating"], ratings["rating_low"], ratings["rating_high"], fit.scale)
     rank = {row["strategy"]: row["rank"] for row in result.ratings}
     rows = []
     for m in result.matches:  # each pair once, the better-rated strategy first
@@ -628,14 +633,14 @@ def _tournament(ctx: Context, section: Section) -> None:
     pairs = pd.DataFrame(rows)
     pairs = pairs.iloc[np.lexsort((pairs["opponent"].map(rank), pairs["strategy"].map(rank)))]
     fit_words = Markup("Bradley-Terry against the saturated pairwise model (every pair its own "
-                       "win rate): {}.").format(fit.describe())
+                       "win rate): {}; {}.").format(fit.describe(), fit.describe_scale())
     ratings_title = (f"Tournament ratings ({result.n:,} boards x 2 {unit} per pair, rules "
                      f"{result.rules})")
     pairs_title = ("Head to head: mean score difference per board of the better-rated "
                    "strategy")
     pairs_note = (f"wins, losses and ties count {unit} of the strategy against the opponent; "
                   f"mean diff is in points per board ({_SCORED[unit]}), with its 95% t "
-                  f"interval over boards and the t test's p-value.")
+                  f"interval over boards and the t test's p-value (unadjusted).")
     if fit.fits:
         section.notes.append(Markup("{} The model is not rejected (p &ge; {}): the ratings "
                                     "summarise the pairwise results.").format(fit_words,
@@ -647,9 +652,10 @@ def _tournament(ctx: Context, section: Section) -> None:
     else:
         section.notes.append(Markup(
             "{} The model is rejected (p &lt; {}): one strength per strategy does not explain "
-            "the pairwise results, so the ratings are a rough order only and their intervals "
-            "overstate certainty. The head-to-head matrix comes first and the findings rest "
-            "on it.").format(fit_words, fit.alpha))
+            "the pairwise results, so the ratings are a rough order only; their intervals are "
+            "widened for the dispersion, but still assume one strength per strategy. The "
+            "head-to-head matrix comes first and the findings rest on it.").format(
+            fit_words, fit.alpha))
         ctx.table(section, "pairwise", pairs_title, pairs, note=pairs_note)
         ctx.table(section, "ratings", ratings_title + ": the model does not fit, a rough "
                   "order only", ratings)
@@ -673,6 +679,7 @@ def _tournament(ctx: Context, section: Section) -> None:
     ranked = [row["strategy"] for row in result.ratings]
     for better, worse in zip(ranked, ranked[1:]):
         diff, low, high = rating_difference(result.strategies, result.matches, better, worse)
+        low, high = scale_interval(diff, low, high, fit.scale)
         label = f"{better} vs {worse}: rating (tournament)"
         if low <= 0:
             ctx.claim(section, Markup(
@@ -687,10 +694,11 @@ def _tournament(ctx: Context, section: Section) -> None:
             label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0)
     _modes_against_tournament(ctx, section, result, pairs)
     top = result.ratings[0]
+    top_low, top_high = scale_interval(top["rating"], top["low"], top["high"], fit.scale)
     section.findings.append(Markup(
         "{} rates best ({:+.0f} Elo, 95% CI {:+.0f} to {:+.0f}): it wins {:,} of its {:,} {} "
         "and scores {:+.1f} points per board more than its opponents on average.").format(
-        code(top["strategy"]), top["rating"], top["low"], top["high"], top["wins"],
+        code(top["strategy"]), top["rating"], top_low, top_high, top["wins"],
         top["games"], unit, top["mean_diff"]))
 
 
@@ -874,7 +882,8 @@ def _head_to_head(ctx: Context, section: Section) -> None:
                    "advantage (seat_advantage). n: deals (hands) or games (a duplicate run's two "
                    "plays of a deal are one unit); a_mean, b_mean: per unit, the side's hand "
                    "score, final score or share of games won; diff: A minus B with its 95% t "
-                   "interval and t-test p-value; draws and A's win rate of the decisive games "
+                   "interval and t-test p-value (unadjusted); draws and A's win rate of the "
+                   "decisive games "
                    "(Wilson) in games.")
     balanced = {(r["config"], r["mode"], r["metric"]) for r in h2h.to_dict(orient="records")
                 if r["estimate"] == "seat_balanced"}
