@@ -1,9 +1,13 @@
 """Effects of rule variants and strategies: paired per-hand differences between configurations
 played on the same deals, and per-configuration summaries of whole games.
 
-The configurations of one run see the same deals (common random numbers: ``runner``), so the
-difference between two configurations is measured hand by hand, and its interval is that of the
-mean of the per-hand differences, much tighter than the difference of two independent means.
+The configurations of one run play from the same random streams (common random numbers:
+``runner``), so the difference between two configurations is measured hand by hand, and its
+interval is that of the mean of the per-hand differences, much tighter than the difference of
+two independent means. The same streams are not the same cards: rules that deal otherwise (a
+jokers deck) or strategies whose choices change the deal (the two-player draw) give other cards
+from them; ``identical_deals`` counts the paired hands whose stored cards are the same
+(``analysis.deals``).
 
 Binary metrics (``set``, ``nil``: an event per side-hand or per seat) are differences of rates
 that can rest on very few events. Their interval comes from the per-deal differences like the
@@ -26,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
+from .deals import deals_from_rows, identical_deals
 from .groups import first_rows, join_unique
 from .metrics import (
     add_mean_interval,
@@ -146,15 +151,20 @@ class HandSummary:
     seats: pd.Series  # configuration -> its highest seat
     per_hand: pd.DataFrame  # config, hand_id, *by, one mean per metric; sorted by them
     units: dict  # binary metric -> config, its unit keys, *by, event: each unit's first row
+    deals: pd.DataFrame | None = None  # config, hand_id, deal (deal_fingerprint); None: unknown
 
 
-def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=()) -> HandSummary:
+def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=(), deals=None) -> HandSummary:
     """The per-hand metrics :func:`paired_effects` pairs, for every configuration of ``df``:
     ``per_hand`` (the mean of each metric over the seat rows of each configuration and hand,
     first plays of hands-mode runs only) and, for the binary metrics, ``units`` (whether each
     unit, side-hand or seat, had the event). Each configuration's rows give its own part, so the
     summaries of frames of one configuration each, joined by :func:`join_summaries`, are the
-    summary of the frame of all of them."""
+    summary of the frame of all of them.
+
+    ``deals``: the dealt cards of the frame's first plays as ``hand_id`` and ``deal``
+    (:func:`deal_fingerprint`) for a frame of one configuration; by default they come from the
+    frame's ``cards`` column where it has one, else the share of identical deals is unknown."""
     by = list(by)
     metrics = list(metrics)
     unknown = [m for m in metrics if m not in METRICS]
@@ -185,7 +195,14 @@ def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=()) -> HandSummary
             found["config"] = work["config"].array
             found["event"] = work[name].to_numpy() > 0.5
             units[name] = first_rows(found, ["config", *keys])
-    return HandSummary(tuple(metrics), tuple(by), seats, per_hand, units)
+    if deals is not None:
+        deals = pd.DataFrame({"config": pd.Categorical(
+            [str(seats.index[0])] * len(deals), categories=[str(seats.index[0])]),
+            "hand_id": np.asarray(deals["hand_id"], dtype=np.int64),
+            "deal": np.asarray(deals["deal"], dtype=np.int64)}) if len(seats) == 1 else None
+    elif "cards" in hands.columns:
+        deals = deals_from_rows(hands)
+    return HandSummary(tuple(metrics), tuple(by), seats, per_hand, units, deals)
 
 
 def join_summaries(summaries, names) -> HandSummary:
@@ -215,7 +232,9 @@ def join_summaries(summaries, names) -> HandSummary:
     return HandSummary(
         first.metrics, first.by, pd.concat([s.seats for s in summaries]),
         joined([s.per_hand for s in summaries]),
-        {name: joined([s.units[name] for s in summaries]) for name in first.units})
+        {name: joined([s.units[name] for s in summaries]) for name in first.units},
+        joined([s.deals for s in summaries]) if all(s.deals is not None for s in summaries)
+        else None)
 
 
 def paired_from_summary(summary: HandSummary, baseline: str, only=None) -> pd.DataFrame:
@@ -277,6 +296,15 @@ def paired_from_summary(summary: HandSummary, baseline: str, only=None) -> pd.Da
         config = units["config"]
         _mcnemar_binary(table, units.loc[config.isin(comparable).to_numpy()],
                       units.loc[(config == baseline).to_numpy()], name, baseline, by)
+    table["identical_deals"] = table["identical_deal_rate"] = np.nan
+    if summary.deals is not None:
+        found = identical_deals(summary.deals, baseline, {str(c) for c in comparable})
+        names = table["config"].astype(str)
+        same = names.map(lambda name: found.get(name, (np.nan, 0))[0]).to_numpy(dtype=float)
+        paired = names.map(lambda name: found.get(name, (0, 0))[1]).to_numpy(dtype=float)
+        table["identical_deals"] = same
+        with np.errstate(invalid="ignore", divide="ignore"):
+            table["identical_deal_rate"] = np.where(paired > 0, same / paired, np.nan)
     return table
 
 

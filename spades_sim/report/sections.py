@@ -21,6 +21,7 @@ from ..analysis.effects import (
 from ..analysis.headtohead import (
     differences_in_differences,
     head_to_head,
+    opposite_signs,
     rules_text,
     variant_effect_differences,
 )
@@ -41,7 +42,7 @@ from ..analysis.summary import game_summary, side_summary
 from ..evaluate import rating_difference
 from ..evaluate.ratings import scale_interval
 from .examples import add_example_hands
-from .formatting import ci_text, code, deal_phrase, decimals, signed
+from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
 from .model import Context, Section, section
 
 # -- the sections ---------------------------------------------------------------------------------
@@ -72,8 +73,11 @@ EFFECT_WORDS = {  # metric -> (phrase, unit, scale, digits)
          "numbers), so each hand gives a paired difference against the baseline: for each "
          "metric, the difference of the per-hand values of a configuration and the baseline on "
          "the same hand, averaged over the hands, with a 95% t interval on those per-hand "
-         "differences. The deals are identical only where the rules deal alike (the setup says "
-         "which); elsewhere the pairing still shares the shuffles. Metrics: score = mean score "
+         "differences. The cards are the same only where the rules deal alike and the players' "
+         "choices do not change the deal: identical_deals counts the paired hands dealt "
+         "identical cards, measured from the stored cards; elsewhere the pairing shares only "
+         "the random streams. Binary metrics (set, nil) get the same per-deal interval and "
+         "McNemar's test on the discordant units. Metrics: score = mean score "
          "change per side and hand; set = share of side-hands whose contract was set; "
          "bags added = bags added to the side's bag counter per side and hand, as its rules "
          "count them (overtricks, plus a failed nil's tricks under failed_nil_tricks = "
@@ -118,23 +122,32 @@ def _variant_effects(ctx: Context, section: Section) -> None:
     for (_, baseline, adapting), table in zip(comparisons, _paired_effects(
             ctx, [(names, baseline) for names, baseline, _ in comparisons])):
         tables.append(table[table["config"] != baseline] if adapting else table)
+    adapting_pairs = {(names[1], baseline) for names, baseline, adapting in comparisons
+                      if adapting}
     if any(_adapted(c) for c in experiment.configs):
         section.notes.append(Markup(
             "Configurations whose seats all play the strategy tuned to their own rules "
             "(tuned-PRESET) are compared with the one tuned to the baseline's rules: the "
             "effect of the rules when the players adapt to them, beside the effect with the "
-            "fixed strategy; and each with the same rules played by the fixed strategy: the "
-            "effect of adapting."))
+            "fixed strategy. Each is also set beside the same rules played by the fixed "
+            "strategy: a self-play table of tuned players against a self-play table of fixed "
+            "ones, which says how the tables differ, not what adapting gains against the other "
+            "players; so no finding is drawn from those rows here. The effect of adapting is "
+            "measured head to head (tuned against fixed at one table), in the strategies "
+            "section where the experiment seats such matches."))
     if not tables:
         return
     table = pd.concat(tables, ignore_index=True)
+    for row in table.drop_duplicates(["config", "baseline"]).to_dict(orient="records"):
+        if row["identical_deals"] == row["identical_deals"]:  # measured from the cards
+            ctx.deal_shares[(str(row["config"]), str(row["baseline"]))] = (
+                int(row["identical_deals"]), int(row["n"]))
     ctx.table(section, "paired", "Paired differences against the baseline", table)
     for metric in ("score", "set", "bags_added", "overtricks", "nil"):
         part = table[(table["metric"] == metric) & (table["config"] != table["baseline"])]
         ctx.figure(section, f"{metric}", f"Paired difference: {EFFECT_WORDS[metric][0]}",
                    plots.plot_paired_effects, part,
                    size=(7.5, max(2.5, 0.45 * len(part) + 1.2)))
-    rules = ctx.rules
     matches = [c.name for c in experiment.configs if _sides_differ(c)]
     two_changes = sorted({(row["config"], row["baseline"]) for row in table.to_dict("records")
                           if row["config"] not in matches and row["baseline"] not in matches
@@ -146,7 +159,7 @@ def _variant_effects(ctx: Context, section: Section) -> None:
             "above mix the two changes, so no finding is drawn from them here.").format(
             Markup(", ").join(Markup("{} (against {})").format(code(a), code(b))
                               for a, b in two_changes)))
-    skipped = set(two_changes)
+    skipped = set(two_changes) | adapting_pairs
     if matches:
         section.notes.append(Markup(
             "{} seat different strategies on the two sides: their rows above are the mean over "
@@ -160,21 +173,22 @@ def _variant_effects(ctx: Context, section: Section) -> None:
         rows = rows[[(c, b) not in skipped for c, b in zip(rows["config"], rows["baseline"])]]
         for row in ctx.ordered(rows).to_dict(orient="records"):
             deals = Markup("{:,} hands ({})").format(
-                int(row["n"]), deal_phrase(rules[row["config"]], rules[row["baseline"]]))
+                int(row["n"]), identical_deals_phrase(row["identical_deals"], row["n"]))
             label = (f"{row['config']} vs {row['baseline']}: {metric.replace('_', ' ')} "
-                     f"(hands)")
+                     f"(self-play, hands)")
             claim = {"label": label, "effect": row["diff"], "low": row["diff_low"],
                      "high": row["diff_high"], "p": row.get("diff_p"), "unit": unit,
                      "scale": scale, "digits": digits}
             if row["diff"] == row["diff_low"] == row["diff_high"] == 0:
                 section.findings.append(Markup(
-                    "In independent hands under {}, {} is the same as under {} on every one of "
-                    "{}.").format(code(row["config"]), phrase, code(row["baseline"]), deals))
+                    "In self-play independent hands under {}, {} is the same as under {} on "
+                    "every one of {}.").format(code(row["config"]), phrase,
+                                               code(row["baseline"]), deals))
                 continue
             if row["diff_low"] <= 0 <= row["diff_high"]:
                 shown = decimals(row["diff_low"] * scale, row["diff_high"] * scale, digits)
                 ctx.claim(section, Markup(
-                    "In independent hands under {}, {} is not distinguishable from {} "
+                    "In self-play independent hands under {}, {} is not distinguishable from {} "
                     "({:+.{d}f}{}, 95% CI {:+.{d}f} to {:+.{d}f}{}), on {}.").format(
                     code(row["config"]), phrase, code(row["baseline"]), row["diff"] * scale,
                     unit, row["diff_low"] * scale, row["diff_high"] * scale,
@@ -183,7 +197,8 @@ def _variant_effects(ctx: Context, section: Section) -> None:
             amount, interval = signed(row["diff"], row["diff_low"], row["diff_high"], unit,
                                        scale, digits)
             ctx.claim(section, Markup(
-                "In independent hands under {}, {} is {} than under {} ({}{}), on {}.").format(
+                "In self-play independent hands under {}, {} is {} than under {} ({}{}), on "
+                "{}.").format(
                 code(row["config"]), phrase, amount, code(row["baseline"]), interval,
                 _method_words(row), deals), **claim)
 
@@ -218,7 +233,8 @@ def _paired_effects(ctx: Context, comparisons) -> list[pd.DataFrame]:
         members = sorted({baseline, name})
         for member in members:
             if member not in summaries:
-                summaries[member] = hand_summary(frames.frame(member, PAIRED_COLUMNS))
+                summaries[member] = hand_summary(frames.frame(member, PAIRED_COLUMNS),
+                                                 deals=frames.deals(member))
         joined = join_summaries([summaries[member] for member in members], members)
         results[(baseline, name)] = paired_from_summary(joined, baseline)
         for member in members:
@@ -313,17 +329,37 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
                   f"Calibration: mean bid and mean tricks by {feature}", calibration)
     add_example_hands(ctx, section, ("worst-set",))
     if len(accuracy) and "set_rate" in accuracy:
-        ordered = accuracy.sort_values("set_rate")
-        for label, row in (("lowest", ordered.iloc[0]), ("highest", ordered.iloc[-1])):
-            section.findings.append(Markup(
-                "In {}, the {} set rate is under {} with {}: {}; its seats bid exactly in {}.")
-                .format(MODE_WORDS[mode], label, code(row["config"]), code(row["strategy"]),
-                ci_text(row["set_rate"], row["set_rate_low"], row["set_rate_high"],
-                          "set_rate"),
-                ci_text(row["exact_rate"], row["exact_rate_low"], row["exact_rate_high"],
-                          "exact_rate")))
-            if len(ordered) == 1:
-                break
+        rates = accuracy["set_rate"].to_numpy(dtype=float)
+        if np.isfinite(rates).any():
+            ends = [("lowest", np.nanmin(rates)), ("highest", np.nanmax(rates))]
+            if ends[0][1] == ends[1][1]:
+                ends = [("same", ends[0][1])]
+            for label, value in ends:
+                _set_rate_finding(section, mode, label, accuracy[rates == value])
+
+
+def _set_rate_finding(section: Section, mode: str, label: str, rows: pd.DataFrame) -> None:
+    """The lowest (highest) set rate and where it occurs; a tie names every group sharing it
+    rather than calling one of them the lowest."""
+    first = rows.iloc[0]
+    where = Markup(", ").join(Markup("{} with {}").format(code(row["config"]),
+                                                          code(row["strategy"]))
+                              for row in rows.to_dict(orient="records"))
+    rate = ci_text(first["set_rate"], first["set_rate_low"], first["set_rate_high"], "set_rate")
+    if label == "same":
+        section.findings.append(Markup("In {}, the set rate is the same everywhere ({}): {}.")
+                                .format(MODE_WORDS[mode], where, rate))
+        return
+    if len(rows) > 1:
+        section.findings.append(Markup(
+            "In {}, the {} set rate, {}, is shared by {} (a tie).").format(
+            MODE_WORDS[mode], label, rate, where))
+        return
+    section.findings.append(Markup(
+        "In {}, the {} set rate is under {}: {}; its seats bid exactly in {}.").format(
+        MODE_WORDS[mode], label, where, rate,
+        ci_text(first["exact_rate"], first["exact_rate_low"], first["exact_rate_high"],
+                "exact_rate")))
 
 
 @section("par", "Bids against par",
@@ -913,6 +949,7 @@ def _head_to_head(ctx: Context, section: Section) -> None:
             if row["metric"] not in H2H_CLAIMED or _pair_speaks(row, key, balanced, mirrors):
                 continue
             _claim_did(ctx, section, row)
+        _did_disagreements(section, did)
     if "hands" in ctx.experiment.modes:
         effects = variant_effect_differences(ctx.frame("hands"), rules, base_rules)
         if len(effects):
@@ -1057,6 +1094,24 @@ def _first_seats(rules) -> str:
              if (seat % 2 if rules.partnership else seat) == 0]
     return (f"seat {seats[0]}" if len(seats) == 1
             else "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}")
+
+
+def _did_disagreements(section: Section, did: pd.DataFrame) -> None:
+    """Flag where the differences-in-differences of independent hands (score per hand) and of
+    whole games (share of games won) are both off zero with opposite signs."""
+    for row in opposite_signs(did, ["variant", "baseline", "estimate", "strategy_a",
+                                    "strategy_b"], "did").to_dict(orient="records"):
+        section.findings.append(Markup(
+            "<span class=\"flag\">The modes disagree</span> on what {} changes in {} against "
+            "{} head to head (against {}): in independent hands from zero scores the "
+            "difference-in-differences is {:+.1f} points per hand (95% CI {:+.1f} to {:+.1f}), "
+            "in whole games {:+.1f} percentage points of the games won (95% CI {:+.1f} to "
+            "{:+.1f}). Bags cost nothing in hands from zero scores until one hand reaches the "
+            "limit; whole games are the game as played.").format(
+            code(row["variant_rules_first"]), code(row["strategy_a"]), code(row["strategy_b"]),
+            code(row["baseline_rules_first"]), row["did_first"], row["did_low_first"],
+            row["did_high_first"], 100 * row["did_second"], 100 * row["did_low_second"],
+            100 * row["did_high_second"]))
 
 
 def _claim_did(ctx: Context, section: Section, row) -> None:
