@@ -769,9 +769,11 @@ def _modes_against_tournament(ctx: Context, section: Section, result, pairs) -> 
         return
     table = pd.DataFrame(rows)
     unit = "per game (final scores)" if result.unit == "games" else "per hand"
-    ctx.table(section, "modes", "Independent hands against the tournament", table,
-              note="hands diff: in independent hands from zero scores, the mean score per side "
-                   "and hand of the table where every seat plays the strategy minus that of "
+    ctx.table(section, "modes", "Self-play tables (independent hands) against head-to-head "
+              "matches (the tournament)", table,
+              note="hands diff: in self-play independent hands from zero scores, the mean score "
+                   "per side and hand of the table where every seat plays the strategy minus "
+                   "that of "
                    "the table where every seat plays the opponent, paired on the same deals "
                    f"(95% t interval); tournament diff: the strategy against the opponent "
                    f"head to head, {unit}, per board.")
@@ -782,9 +784,10 @@ def _modes_against_tournament(ctx: Context, section: Section, result, pairs) -> 
             row["tournament_diff_low"] > 0 or row["tournament_diff_high"] < 0) else 0
         if hands_sign * match_sign < 0:
             section.findings.append(Markup(
-                "The modes disagree on {} against {}: in independent hands from zero scores a "
-                "table of {} scores {:+.1f} points per side and hand against a table of {} "
-                "(95% CI {:+.1f} to {:+.1f}), but head to head in the tournament ({}) {} "
+                "<span class=\"flag\">Self-play and head to head disagree</span> on {} "
+                "against {}: in self-play independent hands from zero scores a table of {} "
+                "scores {:+.1f} points per side and hand against a table of {} (95% CI {:+.1f} "
+                "to {:+.1f}), but head to head in the tournament ({}) {} "
                 "scores {:+.1f} points per board against it (95% CI {:+.1f} to {:+.1f}).")
                 .format(code(row["strategy"]), code(row["opponent"]), code(row["strategy"]),
                         row["hands_diff"], code(row["opponent"]), row["hands_diff_low"],
