@@ -274,7 +274,12 @@ def test_tricks_against_par_by_hand():
     assert (a["mean_tricks"], a["tricks_minus_par"], a["off_par"], a["at_par"]) == (7, .5, .5, 1)
     assert (b["mean_tricks"], b["tricks_minus_par"], b["off_par"], b["at_par"]) == (6, -.5, .5, 1)
     whole = tricks_against_par(_frame(), by=())
-    assert whole["n"].tolist() == [4] and whole["tricks_minus_par"].tolist() == [0.0]
+    assert whole[["n", "side_hands"]].values.tolist() == [[2, 4]]
+    # Zero by construction when the group holds both sides of every hand: no interval.
+    assert whole["tricks_minus_par"].tolist() == [0.0]
+    assert np.isnan(whole["tricks_minus_par_low"]).all()
+    # One hand is one unit: hand 1 is at par (each side takes its par), counted once.
+    assert whole[["at_par", "at_par_rate"]].values.tolist() == [[1, 0.5]]
 
 
 def test_nil_against_par_by_hand():

@@ -8,6 +8,7 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -121,7 +122,7 @@ def test_every_section_and_the_setup(built):
 
 def test_headline_ranks_the_tested_findings(built):
     """The headline leads the page: the tested findings of all sections as one Holm family,
-    those that survive first, then by |effect| / SE; the binary set rates exact."""
+    those that survive first, then by |effect| / SE; the binary set rates with McNemar's p."""
     text = built["index"].read_text()
     assert text.index('id="headline"') < text.index('id="findings"')
     assert "Holm (family-wise error rate) adjustment" in text
@@ -137,7 +138,7 @@ def test_headline_ranks_the_tested_findings(built):
     covers = (table["low"] <= 0) & (table["high"] >= 0)
     assert (table.loc[covers, "verdict"] == "no detectable difference").all()
     paired = pd.read_csv(built["index"].parent / "variant_effects-paired.csv")
-    assert set(paired.loc[paired["metric"].isin(["set", "nil"]), "method"]) == {"exact"}
+    assert set(paired.loc[paired["metric"].isin(["set", "nil"]), "method"]) == {"mcnemar"}
     assert set(paired.loc[paired["metric"] == "score", "method"]) == {"t"}
     assert "McNemar test on the" in text
     assert "Bradley-Terry against the saturated pairwise model" in text
@@ -270,9 +271,15 @@ def test_report_reads_the_tournament_without_playing(built, tmp_path, monkeypatc
     monkeypatch.setattr(sys.modules["spades_sim.evaluate.tournament"], "tournament_fit",
                         lambda strategies, matches: Fit(784.0, 790.0, 6, 1e-165, 0.05))
     index = report.build_report(built["results"], tmp_path)
-    assert (index.parent / "strategies-ratings.csv").read_text() == \
-        (built["index"].parent / "strategies-ratings.csv").read_text()
+    rejected = pd.read_csv(index.parent / "strategies-ratings.csv")
+    fitting = pd.read_csv(built["index"].parent / "strategies-ratings.csv")
+    assert rejected["rating"].tolist() == fitting["rating"].tolist()
+    # The intervals are widened by sqrt(dispersion) = sqrt(784 / 6), the same for every row.
+    ratio = ((rejected["rating_high"] - rejected["rating_low"])
+             / (fitting["rating_high"] - fitting["rating_low"])).to_numpy()
+    assert (ratio > 1).all() and np.allclose(ratio, ratio[0])
     text = index.read_text()
+    assert "the rating intervals are widened 11.4 times" in text
     assert "chi-square 784.0 on 6 degrees of freedom" in text and "The model is rejected" in text
     strategies = text[text.index('id="strategies"'):]
     assert strategies.index("Head to head: mean score") < strategies.index("Tournament ratings")
@@ -673,7 +680,12 @@ def test_per_configuration_tables_equal_the_whole_frame_tables(built, tmp_path):
     part = part.assign(config=part["config"].astype(str).astype("category"))
     expected = paired_effects(part, "classic")
     streamed, = sections._paired_effects(ctx, [(partnership, "classic")])
-    pd.testing.assert_frame_equal(streamed, expected, check_exact=True,
+    # The whole frame here has no cards: the identical deals are the stored cards' alone
+    # (test_deal_identity_is_measured_from_the_stored_cards).
+    identical = ["identical_deals", "identical_deal_rate"]
+    assert expected[identical].isna().all().all() and streamed[identical].notna().all().all()
+    pd.testing.assert_frame_equal(streamed.drop(columns=identical),
+                                  expected.drop(columns=identical), check_exact=True,
                                   check_categorical=False)
     assert list(streamed["config"].cat.categories) == list(expected["config"].cat.categories)
 
@@ -699,3 +711,15 @@ def test_report_prints_a_line_per_section_unless_quiet(built, tmp_path, capsys, 
         assert path.read_bytes() == (built["index"].parent / path.name).read_bytes(), path.name
     assert main(["report", str(built["results"]), "--reports", str(tmp_path), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_deal_identity_is_measured_from_the_stored_cards(built):
+    """The paired table counts the hands dealt identical cards from the stored cards: all of
+    them for the configuration dealt by the baseline's rules, none for the jokers deck; the
+    setup states the measured counts."""
+    paired = pd.read_csv(built["index"].parent / "variant_effects-paired.csv")
+    rows = paired.drop_duplicates("config").set_index("config")
+    assert rows.loc["aggr=1", "identical_deals"] == rows.loc["aggr=1", "n"]
+    assert rows.loc["jokers", "identical_deals"] == 0
+    text = built["index"].read_text()
+    assert "paired hands (0.0%) dealt identical cards" in text

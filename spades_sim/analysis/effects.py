@@ -1,16 +1,24 @@
 """Effects of rule variants and strategies: paired per-hand differences between configurations
 played on the same deals, and per-configuration summaries of whole games.
 
-The configurations of one run see the same deals (common random numbers: ``runner``), so the
-difference between two configurations is measured hand by hand, and its interval is that of the
-mean of the per-hand differences, much tighter than the difference of two independent means.
+The configurations of one run play from the same random streams (common random numbers:
+``runner``), so the difference between two configurations is measured hand by hand, and its
+interval is that of the mean of the per-hand differences, much tighter than the difference of
+two independent means. The same streams are not the same cards: rules that deal otherwise (a
+jokers deck) or strategies whose choices change the deal (the two-player draw) give other cards
+from them; ``identical_deals`` counts the paired hands whose stored cards are the same
+(``analysis.deals``).
 
 Binary metrics (``set``, ``nil``: an event per side-hand or per seat) are differences of rates
-that can rest on very few events (5 hands in 200,000), where a t interval is not to be trusted.
-The rule: a binary metric paired on deals *always* gets the exact method, whatever its counts:
-McNemar's exact test on the discordant units (the side-hand or seat set, or bidding nil, under
-one configuration and not the other: ``gains`` and ``losses``) and the conditional
-Clopper-Pearson interval of the difference (``metrics.paired_binary_difference``). The means
+that can rest on very few events. Their interval comes from the per-deal differences like the
+means' (the share of the hand's side-hands set, or of its seats bidding nil, under the
+configuration minus under the baseline; a t interval over the deals): the deal is the unit, so
+the two sides (and four seats) of one hand, which are correlated, count once together. The
+interval conditional on the discordant counts (McNemar's, Clopper-Pearson on ``gains`` of
+``gains + losses``) treats the number of discordant units as fixed and is far too narrow (20
+times on a set rate of classic against another preset), so it is not used. McNemar's exact test
+on the discordant units (the side-hand or seat with the event under one configuration and not
+the other: ``gains`` and ``losses``) stays as the p-value of no difference. The means
 (``score``, ``bags_added``, ``overtricks``) keep the t interval and the t test.
 """
 
@@ -22,13 +30,13 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
+from .deals import deals_from_rows, identical_deals
 from .groups import first_rows, join_unique
 from .metrics import (
     add_mean_interval,
     add_rate,
     aggregate,
     mcnemar_exact,
-    paired_binary_difference,
     require_columns,
     side_bags,
     t_test_p,
@@ -42,7 +50,7 @@ METRICS = {
     "overtricks": "overtricks per side-hand",
     "nil": "share of seats bidding nil",
 }
-#: Binary metrics and the unit each counts an event of (exact tests, see the module docstring).
+#: Binary metrics and the unit each counts an event of (McNemar's test, module docstring).
 BINARY = {"set": "side", "nil": "seat"}
 #: Columns constant within a game: the group keys :func:`game_effects` accepts.
 GAME_KEYS = ("config", "rules", "duplicate", "chunk")
@@ -104,16 +112,15 @@ def paired_effects(df: pd.DataFrame, baseline: str,
         per-hand differences config - baseline), ``diff_low``, ``diff_high`` (95% interval),
         ``diff_p`` (two-sided p-value of no difference), ``method``, ``gains`` and ``losses``,
         ``baseline_sd`` (standard deviation of the baseline's per-hand metric, for
-        standardised effects). ``method`` ``t`` (``score``, ``bags_added``, ``overtricks``):
-        the Student t interval ``diff ± t(n - 1) sd / sqrt(n)`` (exactly ``diff`` when every
-        difference is equal; nan for ``n < 2``) and the one-sample t test. ``method``
-        ``exact`` (the binary ``set`` and ``nil``): ``gains`` / ``losses`` count the units
-        (side-hands for ``set``, seats for ``nil``) with the event under the configuration
-        only / under the baseline only; ``diff_p`` is McNemar's exact test on them and the
-        interval the conditional Clopper-Pearson interval
-        (:func:`~spades_sim.analysis.metrics.paired_binary_difference`); ``gains`` and
-        ``losses`` are nan for the ``t`` metrics. The exact test treats the units as
-        independent pairs (the two sides of one hand are not quite).
+        standardised effects). Every interval is the Student t interval of the per-hand
+        differences, ``diff ± t(n - 1) sd / sqrt(n)`` over the ``n`` deals (exactly ``diff``
+        when every difference is equal; nan for ``n < 2``): the deal is the unit. ``method``
+        ``t`` (``score``, ``bags_added``, ``overtricks``): ``diff_p`` is the one-sample t
+        test. ``method`` ``mcnemar`` (the binary ``set`` and ``nil``): ``gains`` / ``losses``
+        count the units (side-hands for ``set``, seats for ``nil``) with the event under the
+        configuration only / under the baseline only, and ``diff_p`` is McNemar's exact test
+        on them (which treats the units as independent pairs; the interval does not);
+        ``gains`` and ``losses`` are nan for the ``t`` metrics.
 
     Raises
     ------
@@ -144,15 +151,20 @@ class HandSummary:
     seats: pd.Series  # configuration -> its highest seat
     per_hand: pd.DataFrame  # config, hand_id, *by, one mean per metric; sorted by them
     units: dict  # binary metric -> config, its unit keys, *by, event: each unit's first row
+    deals: pd.DataFrame | None = None  # config, hand_id, deal (deal_fingerprint); None: unknown
 
 
-def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=()) -> HandSummary:
+def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=(), deals=None) -> HandSummary:
     """The per-hand metrics :func:`paired_effects` pairs, for every configuration of ``df``:
     ``per_hand`` (the mean of each metric over the seat rows of each configuration and hand,
     first plays of hands-mode runs only) and, for the binary metrics, ``units`` (whether each
     unit, side-hand or seat, had the event). Each configuration's rows give its own part, so the
     summaries of frames of one configuration each, joined by :func:`join_summaries`, are the
-    summary of the frame of all of them."""
+    summary of the frame of all of them.
+
+    ``deals``: the dealt cards of the frame's first plays as ``hand_id`` and ``deal``
+    (:func:`deal_fingerprint`) for a frame of one configuration; by default they come from the
+    frame's ``cards`` column where it has one, else the share of identical deals is unknown."""
     by = list(by)
     metrics = list(metrics)
     unknown = [m for m in metrics if m not in METRICS]
@@ -183,7 +195,14 @@ def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=()) -> HandSummary
             found["config"] = work["config"].array
             found["event"] = work[name].to_numpy() > 0.5
             units[name] = first_rows(found, ["config", *keys])
-    return HandSummary(tuple(metrics), tuple(by), seats, per_hand, units)
+    if deals is not None:
+        deals = pd.DataFrame({"config": pd.Categorical(
+            [str(seats.index[0])] * len(deals), categories=[str(seats.index[0])]),
+            "hand_id": np.asarray(deals["hand_id"], dtype=np.int64),
+            "deal": np.asarray(deals["deal"], dtype=np.int64)}) if len(seats) == 1 else None
+    elif "cards" in hands.columns:
+        deals = deals_from_rows(hands)
+    return HandSummary(tuple(metrics), tuple(by), seats, per_hand, units, deals)
 
 
 def join_summaries(summaries, names) -> HandSummary:
@@ -213,7 +232,9 @@ def join_summaries(summaries, names) -> HandSummary:
     return HandSummary(
         first.metrics, first.by, pd.concat([s.seats for s in summaries]),
         joined([s.per_hand for s in summaries]),
-        {name: joined([s.units[name] for s in summaries]) for name in first.units})
+        {name: joined([s.units[name] for s in summaries]) for name in first.units},
+        joined([s.deals for s in summaries]) if all(s.deals is not None for s in summaries)
+        else None)
 
 
 def paired_from_summary(summary: HandSummary, baseline: str, only=None) -> pd.DataFrame:
@@ -263,7 +284,7 @@ def paired_from_summary(summary: HandSummary, baseline: str, only=None) -> pd.Da
             table[column] = moments[f"{index}:{column}"].to_numpy()
         table.insert(len(by) + 1, "metric", name)
         table["diff_p"] = t_test_p(table["diff"], table["diff_sd"], table["n"])
-        table["method"] = "exact" if name in BINARY else "t"
+        table["method"] = "mcnemar" if name in BINARY else "t"
         table["gains"] = table["losses"] = np.nan
         parts.append(table)
     table = pd.concat(parts, ignore_index=True)
@@ -273,15 +294,24 @@ def paired_from_summary(summary: HandSummary, baseline: str, only=None) -> pd.Da
     table.insert(len(by) + 1, "baseline", baseline)
     for name, units in summary.units.items():
         config = units["config"]
-        _exact_binary(table, units.loc[config.isin(comparable).to_numpy()],
+        _mcnemar_binary(table, units.loc[config.isin(comparable).to_numpy()],
                       units.loc[(config == baseline).to_numpy()], name, baseline, by)
+    table["identical_deals"] = table["identical_deal_rate"] = np.nan
+    if summary.deals is not None:
+        found = identical_deals(summary.deals, baseline, {str(c) for c in comparable})
+        names = table["config"].astype(str)
+        same = names.map(lambda name: found.get(name, (np.nan, 0))[0]).to_numpy(dtype=float)
+        paired = names.map(lambda name: found.get(name, (0, 0))[1]).to_numpy(dtype=float)
+        table["identical_deals"] = same
+        with np.errstate(invalid="ignore", divide="ignore"):
+            table["identical_deal_rate"] = np.where(paired > 0, same / paired, np.nan)
     return table
 
 
-def _exact_binary(table, units, base, name, baseline, by) -> None:
-    """Replace the t interval and test of the binary metric ``name`` in ``table`` by the exact
-    ones on the discordant units (module docstring; ``base``: the baseline's units); in
-    place."""
+def _mcnemar_binary(table, units, base, name, baseline, by) -> None:
+    """Set the p-value of the binary metric ``name`` in ``table`` to McNemar's exact test on the
+    discordant units, with their counts ``gains`` and ``losses`` (module docstring; ``base``:
+    the baseline's units); the per-deal t interval stays. In place."""
     keys = list(dict.fromkeys(["hand_id", BINARY[name], *by]))
     base = base.drop(columns="config")
     paired = join_unique(units, base, keys, "_baseline")
@@ -295,8 +325,6 @@ def _exact_binary(table, units, base, name, baseline, by) -> None:
         where = rows.copy()
         for column, value in zip([*by, "config"], key):
             where &= (table[column] == value).to_numpy()
-        _, low, high = paired_binary_difference(row["gains"], row["losses"], row["units"])
-        table.loc[where, ["diff_low", "diff_high"]] = low, high
         table.loc[where, "diff_p"] = mcnemar_exact(row["gains"], row["losses"])
         table.loc[where, ["gains", "losses"]] = float(row["gains"]), float(row["losses"])
 

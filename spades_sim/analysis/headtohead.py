@@ -538,3 +538,34 @@ def variant_effect_differences(frame: pd.DataFrame, rules_by_config, baseline) -
                              "did": summary["diff"], "did_low": summary["diff_low"],
                              "did_high": summary["diff_high"], "did_p": summary["diff_p"]})
     return pd.DataFrame(rows, columns=columns)
+
+
+def opposite_signs(table: pd.DataFrame, keys, value: str = "diff",
+                   first=("hands", "score"), second=("games", "win_share")) -> pd.DataFrame:
+    """Where two estimates of one comparison disagree: the rows of ``table`` of the ``(mode,
+    metric)`` ``first`` joined on ``keys`` with those of ``second``, kept where both 95%
+    intervals (``value_low`` to ``value_high``) exclude zero and the estimates have opposite
+    signs (in hands from zero scores a bag costs nothing until one hand reaches the limit, so
+    the score per hand and the share of games won can rank two strategies the other way
+    round). The columns of ``table`` but the keys come suffixed ``_first`` and ``_second``.
+
+    >>> did = pd.DataFrame({"variant": "v", "mode": ["hands", "games"],
+    ...     "metric": ["score", "win_share"], "did": [-12.6, 0.144],
+    ...     "did_low": [-20.0, 0.05], "did_high": [-5.0, 0.24]})
+    >>> opposite_signs(did, ["variant"], "did")[["variant", "did_first", "did_second"]].values
+    array([['v', -12.6, 0.144]], dtype=object)
+    """
+    keys = list(keys)
+    require_columns(table, [*keys, "mode", "metric", value, f"{value}_low", f"{value}_high"],
+                    "opposite_signs")
+
+    def part(mode_metric):
+        mode, metric = mode_metric
+        rows = table[(table["mode"] == mode) & (table["metric"] == metric)]
+        low, high = rows[f"{value}_low"].to_numpy(), rows[f"{value}_high"].to_numpy()
+        sign = np.where(low > 0, 1, np.where(high < 0, -1, 0))
+        return rows.assign(_sign=sign)
+
+    joined = part(first).merge(part(second), on=keys, suffixes=("_first", "_second"))
+    keep = (joined["_sign_first"] * joined["_sign_second"]).to_numpy() < 0
+    return joined.loc[keep].drop(columns=["_sign_first", "_sign_second"]).reset_index(drop=True)

@@ -3,8 +3,8 @@
 Quantiles, intervals and tests come from SciPy and statsmodels. Rates: Wilson intervals, exact
 (Clopper-Pearson) where a rate rests on fewer than :data:`RARE_EVENTS` events or non-events
 (:func:`rate_interval`; every "Wilson 95%" rate of the analyses follows this rule). Means:
-normal or Student t intervals and t tests. Paired binary outcomes: McNemar's exact test and the
-conditional exact interval of the difference. Families of tests: Holm or Benjamini-Hochberg.
+normal or Student t intervals and t tests. Paired binary outcomes: McNemar's exact test and
+Tango's score interval of the difference. Families of tests: Holm or Benjamini-Hochberg.
 """
 
 from __future__ import annotations
@@ -209,25 +209,51 @@ def mcnemar_exact(gains, losses, mid_p: bool = False) -> float:
 
 
 def paired_binary_difference(gains, losses, n, level: float = 0.95):
-    """Difference of two paired proportions with an exact interval, ``(diff, low, high)``.
+    """Difference of two paired proportions with Tango's score interval, ``(diff, low, high)``.
 
-    Over ``n`` pairs, ``diff = (gains - losses) / n``; conditional on the ``m = gains + losses``
-    discordant pairs, ``gains`` is binomial with share ``pi`` and ``diff = m / n * (2 pi - 1)``,
-    so the Clopper-Pearson interval of ``pi`` (``scipy.stats.binomtest``) gives the interval of
-    the difference. Exactly ``(0, 0, 0)`` when no pair is discordant; nan for ``n == 0``.
+    Over ``n`` independent pairs, ``gains`` with the event under the first only and ``losses``
+    under the second only, ``diff = (gains - losses) / n``. The interval (Tango 1998,
+    "Equivalence test and confidence interval for the difference in proportions for the
+    paired-sample design") holds the differences ``d`` whose score statistic ``(gains - losses
+    - n d) / sqrt(n (2 q + d (1 - d)))`` lies within the normal quantile, ``q`` being the
+    maximum-likelihood share of ``losses`` under the constraint ``diff = d``. Unlike the
+    interval conditional on the discordant count ``gains + losses`` (which treats it as fixed),
+    its width follows the sampling of that count too. The pairs must be independent: for units
+    clustered in deals (the sides of one hand), take the interval of the per-deal differences
+    (``effects.paired_effects``). ``(0, low, high)`` with ``low < 0 < high`` when no pair is
+    discordant; nan for ``n == 0``.
 
     >>> [round(x, 4) for x in paired_binary_difference(1, 9, 200)]
-    [-0.04, -0.0497, -0.0055]
+    [-0.04, -0.079, -0.0114]
     """
     gains, losses, n = int(gains), int(losses), int(n)
     if n <= 0:
         return float("nan"), float("nan"), float("nan")
-    total = gains + losses
+    stats = _stats()
+    quantile = float(stats.norm.isf((1.0 - level) / 2.0))
     diff = (gains - losses) / n
-    if total == 0:
-        return 0.0, 0.0, 0.0
-    ci = _stats().binomtest(gains, total, 0.5).proportion_ci(level, method="exact")
-    return diff, total / n * (2 * ci.low - 1), total / n * (2 * ci.high - 1)
+
+    def score(d):  # the score statistic at difference d, minus the quantile's sign
+        # The constrained MLE of q (the share of losses) is a root of the quadratic
+        # 2n q^2 + (-(gains + losses) + (2n - gains + losses) d) q - losses d (1 - d) = 0.
+        a = 2.0 * n
+        b = -(gains + losses) + (2.0 * n - gains + losses) * d
+        c = -losses * d * (1.0 - d)
+        q = (-b + np.sqrt(max(b * b - 4.0 * a * c, 0.0))) / (2.0 * a)
+        variance = n * (2.0 * q + d * (1.0 - d))
+        residual = gains - losses - n * d
+        if residual == 0 or variance <= 0:
+            return 0.0 if residual == 0 else np.copysign(np.inf, residual)
+        return residual / np.sqrt(variance)
+
+    from scipy.optimize import brentq
+
+    edge = 1.0 - 1e-12
+    low = -1.0 if score(-edge) < quantile else brentq(
+        lambda d: score(d) - quantile, -edge, diff, xtol=1e-14)
+    high = 1.0 if score(edge) > -quantile else brentq(
+        lambda d: score(d) + quantile, diff, edge, xtol=1e-14)
+    return diff, float(low), float(high)
 
 
 #: Multiple-comparison adjustments :func:`adjust_pvalues` accepts (``statsmodels`` names).

@@ -8,8 +8,11 @@ which increases the likelihood at every step and needs no step size.
 The model can be wrong: strengths on one line cannot hold when ``a`` beats ``b``, ``b`` beats
 ``c`` and ``c`` beats ``a``, or when two strategies differ against one opponent and not
 another. :func:`goodness_of_fit` tests it against the saturated pairwise model (each pair its
-own win rate); where it fails, the ratings (and their intervals, which assume the model) are a
-rough order only, and the head-to-head results are what the data say.
+own win rate); where it fails, the ratings are a rough order only, and the head-to-head results
+are what the data say. The games of a pair vary more than one strength per strategy allows
+(overdispersion), so the intervals, which count every game as an independent trial, are scaled
+by the square root of the dispersion ``Fit.dispersion = chi_square / dof`` (the quasi-likelihood
+correction; :func:`scale_interval`): a dispersion of 242 widens them about 15.6 times.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ class Ratings:
 
 
 def bradley_terry(wins, ties=None, *, prior_ties: float = 1.0, tol: float = 1e-10,
-                  max_iter: int = 100_000) -> Ratings:
+                  max_iter: int = 100_000, dispersion: float = 1.0) -> Ratings:
     """Fit Bradley-Terry strengths to pairwise results by maximum likelihood.
 
     Parameters
@@ -55,6 +58,10 @@ def bradley_terry(wins, ties=None, *, prior_ties: float = 1.0, tol: float = 1e-1
         or loses every game has no finite maximum (its rating runs to plus or minus infinity);
         one virtual tie per opponent keeps every rating finite and moves well-measured ratings
         by a negligible amount. ``0`` fits the plain likelihood.
+    dispersion : float
+        The variance of the results over what the model allows (``Fit.dispersion``); the
+        standard errors are multiplied by ``sqrt(max(dispersion, 1))``. Default 1: every game
+        an independent trial of the model.
 
     Returns
     -------
@@ -62,7 +69,7 @@ def bradley_terry(wins, ties=None, *, prior_ties: float = 1.0, tol: float = 1e-1
         Elo-scale ratings anchored to average 0. The 95% intervals come from the observed Fisher
         information of the log-strengths under that anchoring (the Moore-Penrose inverse of the
         information matrix, whose null space is the common shift), each game counted as an
-        independent trial.
+        independent trial, times ``sqrt(max(dispersion, 1))``.
 
     >>> fit = bradley_terry([[0, 2, 4], [1, 0, 2], [1, 1, 0]])
     >>> [round(float(r)) for r in fit.rating], round(float(fit.rating.sum()), 9)
@@ -98,7 +105,8 @@ def bradley_terry(wins, ties=None, *, prior_ties: float = 1.0, tol: float = 1e-1
     weight = trials * share * share.T  # n_ij * pi_ij * (1 - pi_ij)
     information = np.diag(weight.sum(axis=1)) - weight
     covariance = np.linalg.pinv(information)
-    stderr = ELO * np.sqrt(np.clip(np.diag(covariance), 0.0, None))
+    stderr = ELO * np.sqrt(np.clip(np.diag(covariance), 0.0, None)) * dispersion_scale(
+        dispersion)
     rating = ELO * (theta - theta.mean())
     return Ratings(rating, stderr, rating - Z95 * stderr, rating + Z95 * stderr, iterations)
 
@@ -124,11 +132,34 @@ class Fit:
     def fits(self) -> bool:
         return not self.p_value < self.alpha
 
+    @property
+    def dispersion(self) -> float:
+        """``chi_square / dof``: how much more the pairs' results vary than the model allows
+        (about 1 when it fits); nan when ``dof == 0``."""
+        return self.chi_square / self.dof if self.dof else float("nan")
+
+    @property
+    def scale(self) -> float:
+        """The factor on the model's standard errors: ``sqrt(max(dispersion, 1))`` (1 when
+        untestable)."""
+        return dispersion_scale(self.dispersion)
+
     def to_dict(self) -> dict:
         nan = self.p_value != self.p_value
         return {"chi_square": self.chi_square, "deviance": self.deviance, "dof": self.dof,
                 "p_value": None if nan else self.p_value, "alpha": self.alpha,
                 "fits": self.fits}
+
+    def describe_scale(self) -> str:
+        """``dispersion 242.0 (chi-square / dof): the rating intervals are widened 15.6
+        times`` (or that they are not)."""
+        if not self.dof:
+            return "no dispersion to estimate: the rating intervals are the model's"
+        if self.scale == 1.0:
+            return (f"dispersion {self.dispersion:.2f} (chi-square / dof) is at most 1: the "
+                    f"rating intervals are the model's")
+        return (f"dispersion {self.dispersion:.1f} (chi-square / dof): the rating intervals "
+                f"are widened {self.scale:.1f} times for it")
 
     def describe(self) -> str:
         """``chi-square 784.0 on 6 degrees of freedom (deviance 790.1), p < 1e-12``."""
@@ -198,6 +229,27 @@ def goodness_of_fit(wins, ties=None, rating=None, *, alpha: float = 0.05) -> Fit
 
     p_value = float(stats.chi2.sf(chi_square, dof)) if dof else float("nan")
     return Fit(float(chi_square), float(deviance), dof, p_value, alpha)
+
+
+def dispersion_scale(dispersion: float) -> float:
+    """``sqrt(max(dispersion, 1))``, 1 for nan: the factor on standard errors for a dispersion.
+
+    >>> dispersion_scale(242.0), dispersion_scale(0.5), dispersion_scale(float("nan"))
+    (15.556349186104045, 1.0, 1.0)
+    """
+    dispersion = float(dispersion)
+    if dispersion != dispersion or dispersion <= 1.0:
+        return 1.0
+    return float(np.sqrt(dispersion))
+
+
+def scale_interval(estimate: float, low: float, high: float, scale: float):
+    """``(low, high)`` of an interval around ``estimate`` widened ``scale`` times.
+
+    >>> scale_interval(10.0, 8.0, 13.0, 2.0)
+    (6.0, 16.0)
+    """
+    return estimate - (estimate - low) * scale, estimate + (high - estimate) * scale
 
 
 def win_probability(rating_a: float, rating_b: float) -> float:

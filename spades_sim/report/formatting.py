@@ -8,9 +8,33 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
+#: Count columns that tables hold as floats (nan where not counted).
+COUNTS = ("gains", "losses", "identical_deals")
+
 
 def _is_share(column: str) -> bool:
     return "rate" in column or column in ("share", "break_even")
+
+
+def is_p_value(column: str) -> bool:
+    """Whether a table column holds p-values (``p``, ``diff_p``, ``p_adjusted``...).
+
+    >>> is_p_value("diff_p"), is_p_value("p_adjusted"), is_p_value("top")
+    (True, True, False)
+    """
+    return column == "p" or column.endswith("_p") or column.startswith("p_")
+
+
+def p_text(value) -> str:
+    """A p-value as the report prints it: three decimals, ``< 0.001`` below that.
+
+    >>> p_text(0.04567), p_text(1e-9), p_text(float("nan"))
+    ('0.046', '< 0.001', '–')
+    """
+    value = float(value)
+    if value != value:
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def format_value(value, column: str = "") -> str:
@@ -21,10 +45,14 @@ def format_value(value, column: str = "") -> str:
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
+    if column in COUNTS and isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return f"{int(value):,}"  # counts held as floats to allow nan
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if isinstance(value, (int, np.integer)):
         return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)) and is_p_value(column):
+        return p_text(value)
     if isinstance(value, (float, np.floating)):
         value = float(value)
         if column.startswith("rating"):  # Elo-scale ratings: whole points
@@ -43,7 +71,14 @@ def format_value(value, column: str = "") -> str:
 
 def display_table(frame: pd.DataFrame) -> tuple[list, list, list]:
     """Headers, rows of cell texts and which columns are numeric; ``x``, ``x_low`` and
-    ``x_high`` become one column ``x (95% CI)``."""
+    ``x_high`` become one column ``x (95% CI)``. A column of p-values that are not adjusted
+    for the report's family of tests (every one but ``p_adjusted``) is headed ``... p
+    (unadjusted)``: the findings carry the Holm-adjusted ones.
+
+    >>> frame = pd.DataFrame({"diff": [1.5], "diff_p": [2e-5], "p_adjusted": [0.2]})
+    >>> display_table(frame)[:2]
+    (['diff', 'diff_p (unadjusted)', 'p_adjusted'], [['1.50', '< 0.001', '0.200']])
+    """
     columns = list(frame.columns)
     shown, headers, numeric = [], [], []
     for column in columns:
@@ -53,7 +88,10 @@ def display_table(frame: pd.DataFrame) -> tuple[list, list, list]:
                 continue
         has_interval = f"{column}_low" in columns and f"{column}_high" in columns
         shown.append((column, has_interval))
-        headers.append(f"{column} (95% CI)" if has_interval else column)
+        header = f"{column} (95% CI)" if has_interval else column
+        if is_p_value(column) and "adjusted" not in column:
+            header = f"{column} (unadjusted)"
+        headers.append(header)
         numeric.append(pd.api.types.is_numeric_dtype(frame[column])
                        and not pd.api.types.is_bool_dtype(frame[column]))
     rows = []
@@ -115,52 +153,66 @@ def _names_text(names) -> Markup:
     return Markup(", ").join(Markup("<code>{}</code>").format(name) for name in names)
 
 
-def shared_deals(rules_by_config: dict) -> list[Markup]:
-    """Sentences saying exactly what the configurations of a run share (``rules_by_config``:
-    configuration name -> Rules, in the experiment's order).
+def shared_deals(rules_by_config: dict, measured=None) -> list[Markup]:
+    """Sentences saying what the configurations of a run share (``rules_by_config``:
+    configuration name -> Rules, in the experiment's order; ``measured``: ``{(config,
+    baseline): (identical, paired)}``, the paired hands dealt identical cards, counted from the
+    stored cards by the paired effects).
 
     Every configuration draws from the same streams (the same seed and hand ids), so the shuffles
-    are common; the cards that result are the same only where the rules deal alike. Groups:
-    the player count, deck and deal procedure (``_deal_key``); within a group, a configuration
-    with ``misdeal_redeal`` deals the same cards except on the hands where some hand is a
-    misdeal (no spade, or none of K, Q, J), which it redeals. The dealer of hand ``k`` is the
-    same in all; the first leader follows each configuration's ``first_leader`` rule.
+    are common; the cards that result are the same only where the rules deal alike and the
+    players' choices do not change the deal (the two-player draw deal depends on what a player
+    keeps). Where the cards were compared, the measured share is stated; elsewhere the
+    configurations are grouped by the rules of their deal (``_deal_key``: player count, deck,
+    deal procedure), which say where the cards *can* be the same, not that they are.
 
     >>> from spades_sim.core.rules import preset
-    >>> sentences = shared_deals({"a": preset("classic"), "b": preset("simple"),
-    ...                           "c": preset("casual"), "d": preset("jokers")})
-    >>> for sentence in sentences[1:]:
+    >>> rules = {"a": preset("classic"), "b": preset("simple"), "c": preset("casual"),
+    ...          "d": preset("jokers")}
+    >>> for sentence in shared_deals(rules)[1:]:
     ...     print(sentence.striptags()[:60])
-    a, b are dealt identical cards in the same seats on every ha
-    c is dealt the same cards as a except on the hands it redeal
+    a, b deal alike by their rules (the cards were not compared:
+    c deals as a but redeals misdeals (some hand with no spade o
     d deals another deck (4 players, jokers deck, standard deal)
+    >>> print(shared_deals(rules, {("b", "a"): (300, 300), ("d", "a"): (0, 300)})[1])
+    b and a: 300 of 300 paired hands (100.0%) dealt identical cards.
     """
     sentences = [Markup(
         "Every configuration plays from the same random streams (the same seed and hand ids: "
-        "common random numbers) and hand k has the same dealer in all of them; the cards are "
-        "the same only where the rules deal alike:")]
+        "common random numbers) and hand k has the same dealer in all of them; the same "
+        "streams give the same cards only where the rules deal alike and the players' "
+        "choices do not change the deal:")]
+    measured = dict(measured or {})
+    for (name, baseline), (same, paired) in measured.items():
+        rest = Markup("") if same == paired else Markup(
+            "; the other hands share only the random streams, not the cards")
+        sentences.append(Markup("{} and {}: {:,} of {:,} paired hands ({}) dealt identical "
+                                "cards{}.").format(code(name), code(baseline), int(same),
+                                                   int(paired), _percent(same, paired), rest))
+    compared = {name for pair in measured for name in pair}
     groups: dict[tuple, list[str]] = {}
     for name, rules in rules_by_config.items():
-        groups.setdefault(_deal_key(rules), []).append(name)
-    reference = None
+        if name not in compared:
+            groups.setdefault(_deal_key(rules), []).append(name)
+    reference = next((name for name in rules_by_config if rules_by_config[name].players == 4),
+                     None)
+    unmeasured = Markup(" (the cards were not compared: a player's choices can still change "
+                        "the deal)")
     for key, names in groups.items():
         plain = [n for n in names if not rules_by_config[n].misdeal_redeal]
         redeal = [n for n in names if rules_by_config[n].misdeal_redeal]
         players, deck, deal = key
-        if reference is None and players == 4:
-            reference = (plain or redeal)[0]
         if len(plain) > 1:
-            sentences.append(Markup("{} are dealt identical cards in the same seats on every "
-                                    "hand.").format(_names_text(plain)))
+            sentences.append(Markup("{} deal alike by their rules{}.").format(
+                _names_text(plain), unmeasured))
         if len(redeal) > 1:
-            sentences.append(Markup("{} redeal misdeals alike: identical cards on every "
-                                    "hand.").format(_names_text(redeal)))
+            sentences.append(Markup("{} deal alike by their rules, misdeal redeals "
+                                    "included{}.").format(_names_text(redeal), unmeasured))
         if plain and redeal:
             for name in redeal:
                 sentences.append(Markup(
-                    "{} is dealt the same cards as {} except on the hands it redeals as "
-                    "misdeals (some hand with no spade or none of K, Q, J): there its cards "
-                    "differ.").format(code(name), code(plain[0])))
+                    "{} deals as {} but redeals misdeals (some hand with no spade or none of "
+                    "K, Q, J): there its cards differ.").format(code(name), code(plain[0])))
         elif len(names) == 1 and reference is not None and names[0] != reference:
             what = (Markup("deals another deck ({} players, {} deck, {} deal) from the same "
                            "shuffles: its cards differ from those of {}.")
@@ -168,25 +220,33 @@ def shared_deals(rules_by_config: dict) -> list[Markup]:
                     if players == rules_by_config[reference].players else
                     Markup("has {} players: its deals differ from the others'.").format(players))
             sentences.append(Markup("{} {}").format(code(names[0]), what))
-        elif len(names) == 1:
+        elif len(names) == 1 and names[0] != reference:
             sentences.append(Markup("{} ({} players) is the only configuration dealt this "
                                     "way.").format(code(names[0]), players))
     return sentences
 
 
-def deal_phrase(rules, baseline_rules) -> str:
-    """How the deals of a configuration played under ``rules`` relate to the baseline's, for
-    findings: ``"identical deals"``, ``"the same deals but for its misdeal redeals"`` and so on
-    (:func:`shared_deals` says it in full).
+def _percent(count, total) -> str:
+    return f"{100 * count / total:.1f}%" if total else "–"
 
-    >>> from spades_sim.core.rules import preset
-    >>> deal_phrase(preset("simple"), preset("classic"))
-    'identical deals'
-    >>> deal_phrase(preset("jokers"), preset("classic"))
-    'deals from the same shuffles of another deck'
+
+def identical_deals_phrase(identical, paired) -> str:
+    """How many of a comparison's paired hands were dealt identical cards, for findings.
+
+    >>> identical_deals_phrase(300, 300)
+    'all dealt identical cards'
+    >>> identical_deals_phrase(1, 500)
+    '0.2% dealt identical cards, the rest only the same random streams'
+    >>> identical_deals_phrase(0, 500)
+    'the same random streams, no deal identical'
+    >>> identical_deals_phrase(float("nan"), 500)
+    'the same random streams; cards not compared'
     """
-    if _deal_key(rules) != _deal_key(baseline_rules):
-        return "deals from the same shuffles of another deck"
-    if rules.misdeal_redeal != baseline_rules.misdeal_redeal:
-        return "the same deals except the misdeals one of them redeals"
-    return "identical deals"
+    if identical != identical or not paired:
+        return "the same random streams; cards not compared"
+    if identical == paired:
+        return "all dealt identical cards"
+    if identical == 0:
+        return "the same random streams, no deal identical"
+    return (f"{_percent(identical, paired)} dealt identical cards, the rest only the same random "
+            f"streams")

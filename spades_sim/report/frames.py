@@ -20,6 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..analysis.deals import deal_fingerprint
 from ..run import read_meta, stored_chunks
 from ..run.frames import hand_features
 from ..run.layout import needed_columns, tidy_from_stored
@@ -44,6 +45,7 @@ class ConfigFrames:
         wanted = [c for c in self.columns if c not in FEATURES]
         self.parts: dict[str, list] = {}
         self.features: dict[str, list] = {}
+        self.dealt: dict[str, list] = {}
         for _, table in stored_chunks(folder, meta, spec):
             keep = needed_columns(wanted, table.column_names, spec.games_mode)
             cards = [c for c in table.column_names if c.startswith("cards_")]
@@ -61,6 +63,8 @@ class ConfigFrames:
                         features[feature].append(found[feature].astype(np.int8))
                 self.features.setdefault(name, []).append(
                     {feature: np.stack(values, axis=1) for feature, values in features.items()})
+                if cards:  # each first play's deal, to measure (not assume) identical deals
+                    self.dealt.setdefault(name, []).append(_first_deals(block, cards))
             del table
         # Arrow's allocator keeps what it freed (the chunk tables' other columns) for reuse;
         # give it back, or the report's peak memory holds every chunk read.
@@ -70,6 +74,12 @@ class ConfigFrames:
         """The configurations with rows, in the order of the whole frame's ``config``
         categories (sorted by name)."""
         return sorted(self.parts)
+
+    def deals(self, name: str) -> pd.DataFrame | None:
+        """``hand_id`` and ``deal`` of configuration ``name``'s first plays, for
+        ``analysis.effects.hand_summary``; None when the stored rows hold no cards."""
+        parts = self.dealt.get(name)
+        return pd.concat(parts, ignore_index=True) if parts else None
 
     def frame(self, name: str, columns=None) -> pd.DataFrame:
         """The tidy frame of configuration ``name`` (the rows and columns the whole frame has
@@ -83,6 +93,20 @@ class ConfigFrames:
                 values = np.concatenate([part[feature] for part in self.features[name]])
                 frame[feature] = values[:, :players].reshape(-1)
         return frame[columns]
+
+
+def _first_deals(block: pa.Table, cards: list) -> pd.DataFrame:
+    """``hand_id`` and ``deal`` (``analysis.deals.deal_fingerprint`` of the dealt cards) of the
+    first plays (no duplicate copy, no games) among a block's stored rows."""
+    keep = np.ones(block.num_rows, dtype=bool)
+    if "duplicate" in block.column_names:
+        keep &= ~block.column("duplicate").to_numpy(zero_copy_only=False).astype(bool)
+    if "game_id" in block.column_names:
+        keep &= block.column("game_id").to_numpy(zero_copy_only=False) == -1
+    dealt = np.stack([block.column(c).to_numpy(zero_copy_only=False) for c in cards], axis=1)
+    return pd.DataFrame({
+        "hand_id": block.column("hand_id").to_numpy(zero_copy_only=False)[keep].astype(np.int64),
+        "deal": deal_fingerprint(dealt[keep])})
 
 
 def _narrow(table: pa.Table) -> pa.Table:

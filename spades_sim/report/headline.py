@@ -25,6 +25,7 @@ import numpy as np
 from markupsafe import Markup
 
 from ..analysis.metrics import ADJUSTMENTS, Z95, adjust_pvalues
+from .formatting import p_text
 
 #: The multiple-comparison adjustment of a report's findings (``metrics.ADJUSTMENTS``).
 ADJUSTMENT = "holm"
@@ -100,18 +101,12 @@ class Finding:
             mark = Markup("")
         elif self.survives:
             mark = Markup(' <span class="adjusted">(adjusted p {})</span>').format(
-                _p_text(self.p_adjusted))
+                p_text(self.p_adjusted))
         else:
             mark = Markup(' <span class="flag">[not significant after {} adjustment for the '
                           '{} tests of this report: adjusted p {}]</span>').format(
-                method, self.family, _p_text(self.p_adjusted))
+                method, self.family, p_text(self.p_adjusted))
         return str(Markup("{}{}").format(self.text, mark))
-
-
-def _p_text(p: float) -> str:
-    if p != p:
-        return "–"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def adjust_findings(findings, method: str = ADJUSTMENT, alpha: float = ALPHA) -> int:
@@ -181,7 +176,7 @@ def headline_rows_text(table) -> list[list[str]]:
                      f"{row['effect']:+.{digits}f} {row['unit']}".strip(),
                      f"{row['low']:+.{digits}f} to {row['high']:+.{digits}f}",
                      "exact" if ratio != ratio else f"{ratio:+.1f}",
-                     _p_text(row["p_adjusted"]), row["verdict"]])
+                     p_text(row["p_adjusted"]), row["verdict"]])
     return rows
 
 

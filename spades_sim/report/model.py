@@ -115,6 +115,9 @@ class Context:
         self.drawn: list = []
         self.files: list[str] = []
         self.figure_titles: dict[str, str] = {}  # a figure title (folded) -> its section
+        #: ``(config, baseline) -> (hands dealt identical cards, paired hands)``, measured by
+        #: the paired effects from the stored cards, for the setup's sentences on deals.
+        self.deal_shares: dict = {}
 
     @property
     def rules(self) -> dict:

@@ -199,7 +199,7 @@ def _build(saved: Results, experiment: Experiment, results: Path, final: Path, s
         (tmp / EXPERIMENT_COPY).write_text(experiment.text, encoding="utf-8")
         page = _environment().get_template("report.html.j2").render(
             experiment=experiment, sections=sections, setup=setup_rows(experiment),
-            deals=shared_deals(experiment.rules_by_config()),
+            deals=shared_deals(experiment.rules_by_config(), ctx.deal_shares),
             runs=run_metadata(ctx, saved.status), experiment_file=EXPERIMENT_COPY,
             sizes=_sizes(saved), headline=summary,
             generated=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()))

@@ -21,21 +21,28 @@ from ..analysis.effects import (
 from ..analysis.headtohead import (
     differences_in_differences,
     head_to_head,
+    opposite_signs,
     rules_text,
     variant_effect_differences,
 )
-from ..analysis.metrics import t_test_p
+from ..analysis.metrics import rate_interval, t_test_p
 from ..analysis.nil import (
     nil_by_feature,
     nil_by_partner_bid,
     nil_paired_value,
     nil_success,
 )
-from ..analysis.par import bids_against_par, nil_against_par, tricks_against_par
+from ..analysis.par import (
+    bids_against_par,
+    nil_against_par,
+    par_hand_types,
+    tricks_against_par,
+)
 from ..analysis.summary import game_summary, side_summary
 from ..evaluate import rating_difference
+from ..evaluate.ratings import scale_interval
 from .examples import add_example_hands
-from .formatting import ci_text, code, deal_phrase, decimals, signed
+from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
 from .model import Context, Section, section
 
 # -- the sections ---------------------------------------------------------------------------------
@@ -66,8 +73,11 @@ EFFECT_WORDS = {  # metric -> (phrase, unit, scale, digits)
          "numbers), so each hand gives a paired difference against the baseline: for each "
          "metric, the difference of the per-hand values of a configuration and the baseline on "
          "the same hand, averaged over the hands, with a 95% t interval on those per-hand "
-         "differences. The deals are identical only where the rules deal alike (the setup says "
-         "which); elsewhere the pairing still shares the shuffles. Metrics: score = mean score "
+         "differences. The cards are the same only where the rules deal alike and the players' "
+         "choices do not change the deal: identical_deals counts the paired hands dealt "
+         "identical cards, measured from the stored cards; elsewhere the pairing shares only "
+         "the random streams. Binary metrics (set, nil) get the same per-deal interval and "
+         "McNemar's test on the discordant units. Metrics: score = mean score "
          "change per side and hand; set = share of side-hands whose contract was set; "
          "bags added = bags added to the side's bag counter per side and hand, as its rules "
          "count them (overtricks, plus a failed nil's tricks under failed_nil_tricks = "
@@ -112,23 +122,32 @@ def _variant_effects(ctx: Context, section: Section) -> None:
     for (_, baseline, adapting), table in zip(comparisons, _paired_effects(
             ctx, [(names, baseline) for names, baseline, _ in comparisons])):
         tables.append(table[table["config"] != baseline] if adapting else table)
+    adapting_pairs = {(names[1], baseline) for names, baseline, adapting in comparisons
+                      if adapting}
     if any(_adapted(c) for c in experiment.configs):
         section.notes.append(Markup(
             "Configurations whose seats all play the strategy tuned to their own rules "
             "(tuned-PRESET) are compared with the one tuned to the baseline's rules: the "
             "effect of the rules when the players adapt to them, beside the effect with the "
-            "fixed strategy; and each with the same rules played by the fixed strategy: the "
-            "effect of adapting."))
+            "fixed strategy. Each is also set beside the same rules played by the fixed "
+            "strategy: a self-play table of tuned players against a self-play table of fixed "
+            "ones, which says how the tables differ, not what adapting gains against the other "
+            "players; so no finding is drawn from those rows here. The effect of adapting is "
+            "measured head to head (tuned against fixed at one table), in the strategies "
+            "section where the experiment seats such matches."))
     if not tables:
         return
     table = pd.concat(tables, ignore_index=True)
+    for row in table.drop_duplicates(["config", "baseline"]).to_dict(orient="records"):
+        if row["identical_deals"] == row["identical_deals"]:  # measured from the cards
+            ctx.deal_shares[(str(row["config"]), str(row["baseline"]))] = (
+                int(row["identical_deals"]), int(row["n"]))
     ctx.table(section, "paired", "Paired differences against the baseline", table)
     for metric in ("score", "set", "bags_added", "overtricks", "nil"):
         part = table[(table["metric"] == metric) & (table["config"] != table["baseline"])]
         ctx.figure(section, f"{metric}", f"Paired difference: {EFFECT_WORDS[metric][0]}",
                    plots.plot_paired_effects, part,
                    size=(7.5, max(2.5, 0.45 * len(part) + 1.2)))
-    rules = ctx.rules
     matches = [c.name for c in experiment.configs if _sides_differ(c)]
     two_changes = sorted({(row["config"], row["baseline"]) for row in table.to_dict("records")
                           if row["config"] not in matches and row["baseline"] not in matches
@@ -140,7 +159,7 @@ def _variant_effects(ctx: Context, section: Section) -> None:
             "above mix the two changes, so no finding is drawn from them here.").format(
             Markup(", ").join(Markup("{} (against {})").format(code(a), code(b))
                               for a, b in two_changes)))
-    skipped = set(two_changes)
+    skipped = set(two_changes) | adapting_pairs
     if matches:
         section.notes.append(Markup(
             "{} seat different strategies on the two sides: their rows above are the mean over "
@@ -154,21 +173,22 @@ def _variant_effects(ctx: Context, section: Section) -> None:
         rows = rows[[(c, b) not in skipped for c, b in zip(rows["config"], rows["baseline"])]]
         for row in ctx.ordered(rows).to_dict(orient="records"):
             deals = Markup("{:,} hands ({})").format(
-                int(row["n"]), deal_phrase(rules[row["config"]], rules[row["baseline"]]))
+                int(row["n"]), identical_deals_phrase(row["identical_deals"], row["n"]))
             label = (f"{row['config']} vs {row['baseline']}: {metric.replace('_', ' ')} "
-                     f"(hands)")
+                     f"(self-play, hands)")
             claim = {"label": label, "effect": row["diff"], "low": row["diff_low"],
                      "high": row["diff_high"], "p": row.get("diff_p"), "unit": unit,
                      "scale": scale, "digits": digits}
             if row["diff"] == row["diff_low"] == row["diff_high"] == 0:
                 section.findings.append(Markup(
-                    "In independent hands under {}, {} is the same as under {} on every one of "
-                    "{}.").format(code(row["config"]), phrase, code(row["baseline"]), deals))
+                    "In self-play independent hands under {}, {} is the same as under {} on "
+                    "every one of {}.").format(code(row["config"]), phrase,
+                                               code(row["baseline"]), deals))
                 continue
             if row["diff_low"] <= 0 <= row["diff_high"]:
                 shown = decimals(row["diff_low"] * scale, row["diff_high"] * scale, digits)
                 ctx.claim(section, Markup(
-                    "In independent hands under {}, {} is not distinguishable from {} "
+                    "In self-play independent hands under {}, {} is not distinguishable from {} "
                     "({:+.{d}f}{}, 95% CI {:+.{d}f} to {:+.{d}f}{}), on {}.").format(
                     code(row["config"]), phrase, code(row["baseline"]), row["diff"] * scale,
                     unit, row["diff_low"] * scale, row["diff_high"] * scale,
@@ -177,7 +197,8 @@ def _variant_effects(ctx: Context, section: Section) -> None:
             amount, interval = signed(row["diff"], row["diff_low"], row["diff_high"], unit,
                                        scale, digits)
             ctx.claim(section, Markup(
-                "In independent hands under {}, {} is {} than under {} ({}{}), on {}.").format(
+                "In self-play independent hands under {}, {} is {} than under {} ({}{}), on "
+                "{}.").format(
                 code(row["config"]), phrase, amount, code(row["baseline"]), interval,
                 _method_words(row), deals), **claim)
 
@@ -212,7 +233,8 @@ def _paired_effects(ctx: Context, comparisons) -> list[pd.DataFrame]:
         members = sorted({baseline, name})
         for member in members:
             if member not in summaries:
-                summaries[member] = hand_summary(frames.frame(member, PAIRED_COLUMNS))
+                summaries[member] = hand_summary(frames.frame(member, PAIRED_COLUMNS),
+                                                 deals=frames.deals(member))
         joined = join_summaries([summaries[member] for member in members], members)
         results[(baseline, name)] = paired_from_summary(joined, baseline)
         for member in members:
@@ -261,15 +283,15 @@ def _sides_differ(config) -> bool:
 
 
 def _method_words(row) -> Markup:
-    """``; exact interval and McNemar test on the 3 side-hands set only here and the 9 only in
-    the baseline`` for the binary metrics the exact method measured (``analysis.effects``),
-    else nothing."""
-    if row.get("method") != "exact" or row.get("gains") != row.get("gains"):
+    """``; per-deal interval, McNemar test on the 3 side-hands set only here and the 9 only in
+    the baseline`` for the binary metrics (``analysis.effects``), else nothing."""
+    if row.get("method") != "mcnemar" or row.get("gains") != row.get("gains"):
         return Markup("")
     units = {"set": "side-hands set", "nil": "seats bidding nil"}.get(str(row["metric"]),
                                                                       "units with the event")
-    return Markup("; exact interval and McNemar test on the {:,} {} only here and the {:,} "
-                  "only in the baseline").format(int(row["gains"]), units, int(row["losses"]))
+    return Markup("; interval over the per-deal differences, McNemar test on the "
+                  "{:,} {} only here and the {:,} only in the baseline").format(
+        int(row["gains"]), units, int(row["losses"]))
 
 
 @section("bid_accuracy", "Bid accuracy",
@@ -307,69 +329,129 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
                   f"Calibration: mean bid and mean tricks by {feature}", calibration)
     add_example_hands(ctx, section, ("worst-set",))
     if len(accuracy) and "set_rate" in accuracy:
-        ordered = accuracy.sort_values("set_rate")
-        for label, row in (("lowest", ordered.iloc[0]), ("highest", ordered.iloc[-1])):
-            section.findings.append(Markup(
-                "In {}, the {} set rate is under {} with {}: {}; its seats bid exactly in {}.")
-                .format(MODE_WORDS[mode], label, code(row["config"]), code(row["strategy"]),
-                ci_text(row["set_rate"], row["set_rate_low"], row["set_rate_high"],
-                          "set_rate"),
-                ci_text(row["exact_rate"], row["exact_rate_low"], row["exact_rate_high"],
-                          "exact_rate")))
-            if len(ordered) == 1:
-                break
+        rates = accuracy["set_rate"].to_numpy(dtype=float)
+        if np.isfinite(rates).any():
+            ends = [("lowest", np.nanmin(rates)), ("highest", np.nanmax(rates))]
+            if ends[0][1] == ends[1][1]:
+                ends = [("same", ends[0][1])]
+            for label, value in ends:
+                _set_rate_finding(section, mode, label, accuracy[rates == value])
+
+
+def _set_rate_finding(section: Section, mode: str, label: str, rows: pd.DataFrame) -> None:
+    """The lowest (highest) set rate and where it occurs; a tie names every group sharing it
+    rather than calling one of them the lowest."""
+    first = rows.iloc[0]
+    where = Markup(", ").join(Markup("{} with {}").format(code(row["config"]),
+                                                          code(row["strategy"]))
+                              for row in rows.to_dict(orient="records"))
+    rate = ci_text(first["set_rate"], first["set_rate_low"], first["set_rate_high"], "set_rate")
+    if label == "same":
+        section.findings.append(Markup("In {}, the set rate is the same everywhere ({}): {}.")
+                                .format(MODE_WORDS[mode], where, rate))
+        return
+    if len(rows) > 1:
+        section.findings.append(Markup(
+            "In {}, the {} set rate, {}, is shared by {} (a tie).").format(
+            MODE_WORDS[mode], label, rate, where))
+        return
+    section.findings.append(Markup(
+        "In {}, the {} set rate is under {}: {}; its seats bid exactly in {}.").format(
+        MODE_WORDS[mode], label, where, rate,
+        ci_text(first["exact_rate"], first["exact_rate_low"], first["exact_rate_high"],
+                "exact_rate")))
 
 
 @section("par", "Bids against par",
          "Par is what the cards were worth double dummy: the tricks each side takes when every "
          "seat sees every card and plays perfectly, from the hand's actual first leader and the "
-         "cards after any exchange (the runs were played with par). Bids against par: a side's "
-         "contract (the sum of its number bids) minus its par, per side-hand, over the hands "
-         "in which nobody bid nil (then both sides play for tricks, as par assumes); above 0 "
-         "the side bids more than its cards are worth against perfect play. Tricks against par: "
-         "the tricks a side took minus its par, what hidden information and imperfect play "
-         "moved; where every seat plays one strategy the sides' gains and losses cancel, so "
-         "off par, the mean of |tricks - par|, measures how many tricks changed hands. Nil "
-         "against par: a nil is double-dummy safe when its bidder, helped by the partner, can "
-         "avoid every trick however the opponents play; the share of nils that were safe, and "
-         "the success rate of the safe and of the unsafe ones. Means carry normal 95% "
-         "intervals, rates Wilson 95% intervals.")
+         "cards after any exchange (the runs were played with par). Only the hands in which "
+         "nobody bid nil count (then both sides play for tricks, as par assumes), and the unit "
+         "is the hand: the two sides of a hand are far from independent (their pars add up to "
+         "the hand's tricks), so every interval is clustered by hand and every count is of "
+         "hands. Hand types: each side's contract (the sum of its number bids) is under, at or "
+         "over its par, and a hand's type is its sides' states (under / under: both sides bid "
+         "fewer tricks than their cards were worth); shares of hands with Wilson 95% "
+         "intervals. Bids against par: a side's contract minus its par; where every seat plays "
+         "one strategy the mean par is the hand's tricks over the sides by construction, so "
+         "this says how far the contracts of a hand together fall short of its tricks. Tricks "
+         "against par: the tricks a side took minus its par, what hidden information and "
+         "imperfect play moved; where every seat plays one strategy the sides' gains and "
+         "losses cancel exactly (no interval is shown), and off par, the mean of |tricks - "
+         "par|, measures how many tricks changed hands. Nil against par: a nil is double-dummy "
+         "safe when its bidder, helped by the partner, can avoid every trick however the "
+         "opponents play; the share of nils that were safe, and the success rate of the safe "
+         "and of the unsafe ones (Wilson 95% intervals).")
 def _par(ctx: Context, section: Section) -> None:
     mode = next(m for m in ("hands", "games") if ctx.has_par(m))
     frame = ctx.frame(mode)
+    types = par_hand_types(frame)
+    ctx.table(section, "hand-types", f"Hands by how both sides' contracts stand against par "
+              f"({mode}; one hand per unit)", types,
+              note="hand type: each side's contract under, at or over its par; n: hands of "
+                   "the type; hands: hands without a nil bid; share: n / hands (Wilson 95%).")
+    _par_hand_type_findings(ctx, section, types)
     bids = bids_against_par(frame)
     ctx.table(section, "bids", f"Side contracts against par by configuration and strategy "
-              f"({mode})", bids)
+              f"({mode}; n = hands, intervals clustered by hand)", bids)
     ctx.figure(section, "bids", "Side contracts against par", plots.plot_bids_against_par, bids,
                size=(7.5, max(3.5, 0.4 * len(bids) + 1.5)))
-    ctx.table(section, "bids-by-seat", "Side contracts against par by configuration and seat",
+    ctx.table(section, "bids-by-seat", "Side contracts against par by configuration and seat "
+              "(n = hands, intervals clustered by hand)",
               bids_against_par(frame, by=("config", "seat")))
     tricks = tricks_against_par(frame)
-    ctx.table(section, "tricks", f"Tricks taken against par ({mode})", tricks)
+    ctx.table(section, "tricks", f"Tricks taken against par ({mode}; n = hands, intervals "
+              f"clustered by hand)", tricks,
+              note="tricks minus par has no interval where the group holds both sides of "
+                   "every hand: it is 0 by construction. at par: hands in which every side "
+                   "took exactly its par.")
     ctx.figure(section, "tricks", "Tricks taken against par", plots.plot_tricks_against_par,
                tricks, size=(7.5, max(3.5, 0.4 * len(tricks) + 1.5)))
     nils = nil_against_par(frame)
     ctx.table(section, "nil", f"Nil success against double-dummy safety ({mode})", nils)
     ctx.figure(section, "nil", "Nil success against double-dummy safety",
                plots.plot_nil_success, nils, size=(7.5, max(3.5, 0.35 * len(nils) + 1.5)))
+    rules = ctx.rules
     for row in ctx.ordered(bids).to_dict(orient="records"):
         if row["n"] < 30:
             continue
         where = Markup("Under {} with {}").format(code(row["config"]), code(row["strategy"]))
+        config_rules = rules.get(str(row["config"]))
+        sides = (config_rules.players // 2 if config_rules.partnership
+                 else config_rules.players) if config_rules is not None else 0
+        if sides and abs(row["sides_per_hand"] - sides) < 1e-9:
+            # Every side of the hand in the group: the mean par is the hand's tricks over the
+            # sides by construction, so the finding is the contracts' total against the tricks.
+            total, tricks_total = sides * row["mean_bid"], sides * row["mean_par"]
+            low, high = sides * row["bid_minus_par_low"], sides * row["bid_minus_par_high"]
+            ctx.claim(section, Markup(
+                "{}, the contracts of a hand total {:.2f} of its {:.0f} tricks on average "
+                "({:+.2f} tricks, 95% CI {:+.2f} to {:+.2f}, clustered by hand) over {:,} hands "
+                "without a nil; {} of the side contracts are under their par and {} over "
+                "it.").format(
+                where, total, tricks_total, total - tricks_total, low, high, int(row["n"]),
+                ci_text(row["under_rate"], row["under_rate_low"], row["under_rate_high"],
+                        "rate"),
+                ci_text(row["over_rate"], row["over_rate_low"], row["over_rate_high"], "rate")),
+                label=f"{row['config']} / {row['strategy']}: contracts of a hand minus its "
+                      f"tricks", effect=total - tricks_total, low=low, high=high,
+                unit=" tricks per hand", digits=2)
+            continue
         claim = {"label": f"{row['config']} / {row['strategy']}: contract minus par",
                  "effect": row["bid_minus_par"], "low": row["bid_minus_par_low"],
                  "high": row["bid_minus_par_high"], "unit": " tricks", "digits": 2}
         if row["bid_minus_par_low"] <= 0 <= row["bid_minus_par_high"]:
             ctx.claim(section, Markup(
                 "{}, the sides' contracts are not distinguishable from par ({:+.2f} tricks, 95% "
-                "CI {:+.2f} to {:+.2f}) over {:,} side-hands without a nil.").format(
-                where, row["bid_minus_par"], row["bid_minus_par_low"],
-                row["bid_minus_par_high"], int(row["n"])), **claim)
+                "CI {:+.2f} to {:+.2f}, clustered by hand) over {:,} hands without a "
+                "nil.").format(where, row["bid_minus_par"], row["bid_minus_par_low"],
+                               row["bid_minus_par_high"], int(row["n"])), **claim)
             continue
         side = "above" if row["bid_minus_par"] > 0 else "below"
         ctx.claim(section, Markup(
-            "{}, the sides bid {:.2f} tricks {} par on average (95% CI {:+.2f} to {:+.2f}) over "
-            "{:,} side-hands without a nil; {} of the contracts are under par.").format(
+            "{}, the side bids {:.2f} tricks {} its par on average (95% CI {:+.2f} to {:+.2f}, "
+            "clustered by hand) over {:,} hands without a nil; {} of its contracts are under "
+            "par.").format(
             where, abs(row["bid_minus_par"]), side, row["bid_minus_par_low"],
             row["bid_minus_par_high"], int(row["n"]),
             ci_text(row["under_rate"], row["under_rate_low"], row["under_rate_high"], "rate")),
@@ -383,6 +465,25 @@ def _par(ctx: Context, section: Section) -> None:
             code(row["config"]), code(row["strategy"]),
             ci_text(row["share"], row["share_low"], row["share_high"], "rate"), kind,
             ci_text(row["rate"], row["rate_low"], row["rate_high"], "rate")))
+
+
+def _par_hand_type_findings(ctx: Context, section: Section, types: pd.DataFrame) -> None:
+    """What par adds, first: per configuration, the shares of hands whose sides all bid under
+    their par, and in which some side bid over it (one hand per unit)."""
+    for config, part in types.groupby("config", observed=True, sort=False):
+        hands = int(part["hands"].iloc[0])
+        if hands < 30:
+            continue
+        states = part["hand_type"].astype(str).str.split(" / ")
+        all_under = int(part.loc[states.map(lambda s: set(s) == {"under"}), "n"].sum())
+        some_over = int(part.loc[states.map(lambda s: "over" in s), "n"].sum())
+        (under_low, over_low), (under_high, over_high) = rate_interval(
+            [all_under, some_over], [hands, hands])
+        section.findings.append(Markup(
+            "Under {}, every side bid under its par in {} of {:,} hands without a nil, and some "
+            "side bid over its par in {} (one hand per unit).").format(
+            code(config), ci_text(all_under / hands, under_low, under_high, "rate"), hands,
+            ci_text(some_over / hands, over_low, over_high, "rate")))
 
 
 @section("nil", "Nil and blind nil",
@@ -549,6 +650,10 @@ def _tournament(ctx: Context, section: Section) -> None:
     ratings = ratings[["rank", "strategy", "rating", "low", "high", "games", "wins", "losses",
                        "ties", "mean_diff"]].rename(
         columns={"low": "rating_low", "high": "rating_high", "games": unit})
+    # The games of a pair vary more than one strength per strategy allows: the intervals are
+    # widened by the square root of the dispersion (evaluate/ratings.py).
+    ratings["rating_low"], ratings["rating_high"] = scale_interval(
+        ratings["rating"], ratings["rating_low"], ratings["rating_high"], fit.scale)
     rank = {row["strategy"]: row["rank"] for row in result.ratings}
     rows = []
     for m in result.matches:  # each pair once, the better-rated strategy first
@@ -564,14 +669,14 @@ def _tournament(ctx: Context, section: Section) -> None:
     pairs = pd.DataFrame(rows)
     pairs = pairs.iloc[np.lexsort((pairs["opponent"].map(rank), pairs["strategy"].map(rank)))]
     fit_words = Markup("Bradley-Terry against the saturated pairwise model (every pair its own "
-                       "win rate): {}.").format(fit.describe())
+                       "win rate): {}; {}.").format(fit.describe(), fit.describe_scale())
     ratings_title = (f"Tournament ratings ({result.n:,} boards x 2 {unit} per pair, rules "
                      f"{result.rules})")
     pairs_title = ("Head to head: mean score difference per board of the better-rated "
                    "strategy")
     pairs_note = (f"wins, losses and ties count {unit} of the strategy against the opponent; "
                   f"mean diff is in points per board ({_SCORED[unit]}), with its 95% t "
-                  f"interval over boards and the t test's p-value.")
+                  f"interval over boards and the t test's p-value (unadjusted).")
     if fit.fits:
         section.notes.append(Markup("{} The model is not rejected (p &ge; {}): the ratings "
                                     "summarise the pairwise results.").format(fit_words,
@@ -583,9 +688,10 @@ def _tournament(ctx: Context, section: Section) -> None:
     else:
         section.notes.append(Markup(
             "{} The model is rejected (p &lt; {}): one strength per strategy does not explain "
-            "the pairwise results, so the ratings are a rough order only and their intervals "
-            "overstate certainty. The head-to-head matrix comes first and the findings rest "
-            "on it.").format(fit_words, fit.alpha))
+            "the pairwise results, so the ratings are a rough order only; their intervals are "
+            "widened for the dispersion, but still assume one strength per strategy. The "
+            "head-to-head matrix comes first and the findings rest on it.").format(
+            fit_words, fit.alpha))
         ctx.table(section, "pairwise", pairs_title, pairs, note=pairs_note)
         ctx.table(section, "ratings", ratings_title + ": the model does not fit, a rough "
                   "order only", ratings)
@@ -609,6 +715,7 @@ def _tournament(ctx: Context, section: Section) -> None:
     ranked = [row["strategy"] for row in result.ratings]
     for better, worse in zip(ranked, ranked[1:]):
         diff, low, high = rating_difference(result.strategies, result.matches, better, worse)
+        low, high = scale_interval(diff, low, high, fit.scale)
         label = f"{better} vs {worse}: rating (tournament)"
         if low <= 0:
             ctx.claim(section, Markup(
@@ -623,10 +730,11 @@ def _tournament(ctx: Context, section: Section) -> None:
             label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0)
     _modes_against_tournament(ctx, section, result, pairs)
     top = result.ratings[0]
+    top_low, top_high = scale_interval(top["rating"], top["low"], top["high"], fit.scale)
     section.findings.append(Markup(
         "{} rates best ({:+.0f} Elo, 95% CI {:+.0f} to {:+.0f}): it wins {:,} of its {:,} {} "
         "and scores {:+.1f} points per board more than its opponents on average.").format(
-        code(top["strategy"]), top["rating"], top["low"], top["high"], top["wins"],
+        code(top["strategy"]), top["rating"], top_low, top_high, top["wins"],
         top["games"], unit, top["mean_diff"]))
 
 
@@ -661,9 +769,11 @@ def _modes_against_tournament(ctx: Context, section: Section, result, pairs) -> 
         return
     table = pd.DataFrame(rows)
     unit = "per game (final scores)" if result.unit == "games" else "per hand"
-    ctx.table(section, "modes", "Independent hands against the tournament", table,
-              note="hands diff: in independent hands from zero scores, the mean score per side "
-                   "and hand of the table where every seat plays the strategy minus that of "
+    ctx.table(section, "modes", "Self-play tables (independent hands) against head-to-head "
+              "matches (the tournament)", table,
+              note="hands diff: in self-play independent hands from zero scores, the mean score "
+                   "per side and hand of the table where every seat plays the strategy minus "
+                   "that of "
                    "the table where every seat plays the opponent, paired on the same deals "
                    f"(95% t interval); tournament diff: the strategy against the opponent "
                    f"head to head, {unit}, per board.")
@@ -674,9 +784,10 @@ def _modes_against_tournament(ctx: Context, section: Section, result, pairs) -> 
             row["tournament_diff_low"] > 0 or row["tournament_diff_high"] < 0) else 0
         if hands_sign * match_sign < 0:
             section.findings.append(Markup(
-                "The modes disagree on {} against {}: in independent hands from zero scores a "
-                "table of {} scores {:+.1f} points per side and hand against a table of {} "
-                "(95% CI {:+.1f} to {:+.1f}), but head to head in the tournament ({}) {} "
+                "<span class=\"flag\">Self-play and head to head disagree</span> on {} "
+                "against {}: in self-play independent hands from zero scores a table of {} "
+                "scores {:+.1f} points per side and hand against a table of {} (95% CI {:+.1f} "
+                "to {:+.1f}), but head to head in the tournament ({}) {} "
                 "scores {:+.1f} points per board against it (95% CI {:+.1f} to {:+.1f}).")
                 .format(code(row["strategy"]), code(row["opponent"]), code(row["strategy"]),
                         row["hands_diff"], code(row["opponent"]), row["hands_diff_low"],
@@ -810,7 +921,8 @@ def _head_to_head(ctx: Context, section: Section) -> None:
                    "advantage (seat_advantage). n: deals (hands) or games (a duplicate run's two "
                    "plays of a deal are one unit); a_mean, b_mean: per unit, the side's hand "
                    "score, final score or share of games won; diff: A minus B with its 95% t "
-                   "interval and t-test p-value; draws and A's win rate of the decisive games "
+                   "interval and t-test p-value (unadjusted); draws and A's win rate of the "
+                   "decisive games "
                    "(Wilson) in games.")
     balanced = {(r["config"], r["mode"], r["metric"]) for r in h2h.to_dict(orient="records")
                 if r["estimate"] == "seat_balanced"}
@@ -840,6 +952,7 @@ def _head_to_head(ctx: Context, section: Section) -> None:
             if row["metric"] not in H2H_CLAIMED or _pair_speaks(row, key, balanced, mirrors):
                 continue
             _claim_did(ctx, section, row)
+        _did_disagreements(section, did)
     if "hands" in ctx.experiment.modes:
         effects = variant_effect_differences(ctx.frame("hands"), rules, base_rules)
         if len(effects):
@@ -984,6 +1097,24 @@ def _first_seats(rules) -> str:
              if (seat % 2 if rules.partnership else seat) == 0]
     return (f"seat {seats[0]}" if len(seats) == 1
             else "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}")
+
+
+def _did_disagreements(section: Section, did: pd.DataFrame) -> None:
+    """Flag where the differences-in-differences of independent hands (score per hand) and of
+    whole games (share of games won) are both off zero with opposite signs."""
+    for row in opposite_signs(did, ["variant", "baseline", "estimate", "strategy_a",
+                                    "strategy_b"], "did").to_dict(orient="records"):
+        section.findings.append(Markup(
+            "<span class=\"flag\">The modes disagree</span> on what {} changes in {} against "
+            "{} head to head (against {}): in independent hands from zero scores the "
+            "difference-in-differences is {:+.1f} points per hand (95% CI {:+.1f} to {:+.1f}), "
+            "in whole games {:+.1f} percentage points of the games won (95% CI {:+.1f} to "
+            "{:+.1f}). Bags cost nothing in hands from zero scores until one hand reaches the "
+            "limit; whole games are the game as played.").format(
+            code(row["variant_rules_first"]), code(row["strategy_a"]), code(row["strategy_b"]),
+            code(row["baseline_rules_first"]), row["did_first"], row["did_low_first"],
+            row["did_high_first"], 100 * row["did_second"], 100 * row["did_low_second"],
+            100 * row["did_high_second"]))
 
 
 def _claim_did(ctx: Context, section: Section, row) -> None:
