@@ -131,6 +131,11 @@ def test_marginal_value_counts_only_the_nils_a_step_adds(lines):
     assert step["diff"] == -140.0  # -100 - 40
     assert step["margin_diff"] == -140.0  # (-100 - 60) - (40 - 60): the opponents unchanged
     assert np.isnan(step["diff_low"])  # one deal: no interval
+    rows = nil.nil_side_hands(frame, pairs)  # computed once, the same tables
+    pd.testing.assert_frame_equal(
+        nil.nil_marginal_value(frame, pairs, ["n", "t2"], side_hands=rows), table)
+    pd.testing.assert_frame_equal(nil.nil_paired_value(frame, pairs, side_hands=rows),
+                                  nil.nil_paired_value(frame, pairs))
     with pytest.raises(AnalysisError, match="not among the configurations"):
         nil.nil_marginal_value(frame, pairs, ["n", "zz"])
 

@@ -288,7 +288,7 @@ def _same_plays(parts: dict) -> dict:
     return same
 
 
-def nil_paired_value(df: pd.DataFrame, pairs: dict) -> pd.DataFrame:
+def nil_paired_value(df: pd.DataFrame, pairs: dict, *, side_hands=None) -> pd.DataFrame:
     """What a nil was worth against its bidder bidding a number, paired on the same deals.
 
     The nil side-hands of :func:`nil_side_hands` (``pairs``: nil line -> ``{side: number
@@ -300,6 +300,9 @@ def nil_paired_value(df: pd.DataFrame, pairs: dict) -> pd.DataFrame:
     gave the opponents. Only the bidder's side loses its nil in the counterpart; the
     opponents keep theirs. The unit of the intervals is the deal: the side-hands of one deal
     (both sides, both duplicate copies) are clustered (``analysis.clustered``).
+
+    ``side_hands``: :func:`nil_side_hands` of ``df`` and ``pairs`` when already computed (it
+    is then used instead of ``df``).
 
     Returns
     -------
@@ -337,7 +340,7 @@ def nil_paired_value(df: pd.DataFrame, pairs: dict) -> pd.DataFrame:
     >>> table[["kind", "n", "made", "diff", "margin_diff"]].values.tolist()
     [['nil', 1, 1, 80.0, 80.0]]
     """
-    rows = nil_side_hands(df, pairs)
+    rows = nil_side_hands(df, pairs) if side_hands is None else side_hands
     order = ["config", "kind", "n", "share", "share_low", "share_high", "made",
              "opponents_nil", "same_bids", "nil_score", "number_score", "diff", "diff_low",
              "diff_high", "diff_p", "nil_margin", "number_margin", "margin_diff", "margin_low",
@@ -373,7 +376,8 @@ def _share_interval(count: int, total: int) -> tuple[float, float, float]:
     return count / total, float(low), float(high)
 
 
-def nil_marginal_value(df: pd.DataFrame, pairs: dict, ladder) -> pd.DataFrame:
+def nil_marginal_value(df: pd.DataFrame, pairs: dict, ladder, *, side_hands=None
+                       ) -> pd.DataFrame:
     """What the nils *added* by each step of a threshold ladder were worth.
 
     ``ladder`` lists configurations of ``pairs`` that differ only in how readily the strategy
@@ -382,6 +386,7 @@ def nil_marginal_value(df: pd.DataFrame, pairs: dict, ladder) -> pd.DataFrame:
     configuration but not of the one before it on the same deal (for the first, every nil
     side-hand). Per step: their count and the paired value of their nils, on the side's score
     and on its margin (as :func:`nil_paired_value`, deal-clustered 95% t intervals).
+    ``side_hands``: :func:`nil_side_hands` of ``df`` and ``pairs`` when already computed.
 
     Returns
     -------
@@ -415,7 +420,8 @@ def nil_marginal_value(df: pd.DataFrame, pairs: dict, ladder) -> pd.DataFrame:
     if missing:
         raise AnalysisError(f"nil_marginal_value: {', '.join(missing)} not among the "
                             f"configurations with number lines")
-    rows = nil_side_hands(df, {name: pairs[name] for name in ladder})
+    rows = (nil_side_hands(df, {name: pairs[name] for name in ladder}) if side_hands is None
+            else side_hands)
     records = []
     before = None
     for position, name in enumerate(ladder):
