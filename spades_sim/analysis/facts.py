@@ -19,7 +19,7 @@ from .clustered import clustered_mean, clustered_rate
 from .metrics import require_columns, side_bags
 
 #: Columns of :func:`spades_facts`.
-FACT_COLUMNS = ("config", "fact", "unit", "n", "value", "low", "high")
+FACT_COLUMNS = ("config", "mode", "fact", "unit", "n", "value", "low", "high")
 #: Card index bits (``core/cards.py``: suit * 13 + rank, spades suit 3, jokers 52 and 53).
 SPADE_HONOURS_MASK = sum(1 << card for card in (49, 50, 51, 52, 53))  # QS KS AS and jokers
 LOW_CARDS_MASK = sum(1 << (suit * 13 + rank) for suit in range(4) for rank in range(4))
@@ -129,8 +129,8 @@ def blind_nil_games(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(records, columns=columns)
 
 
-def _fact(config, fact, unit, n, value, low, high) -> dict:
-    return dict(zip(FACT_COLUMNS, (config, fact, unit, int(n), value, low, high)))
+def _fact(config, fact, unit, n, value, low, high, mode="games") -> dict:
+    return dict(zip(FACT_COLUMNS, (config, mode, fact, unit, int(n), value, low, high)))
 
 
 def game_facts(frame: pd.DataFrame, bag_limits: dict | None = None) -> list[dict]:
@@ -172,7 +172,7 @@ def game_facts(frame: pd.DataFrame, bag_limits: dict | None = None) -> list[dict
     return facts
 
 
-def contract_facts(frame: pd.DataFrame) -> list[dict]:
+def contract_facts(frame: pd.DataFrame, mode: str = "hands") -> list[dict]:
     """How often a side bids a contract of 10 or more (the deal is the unit: the share of
     deals in which some side did) and how often such contracts are made (per contract,
     clustered by deal), per configuration (rows of :func:`spades_facts`)."""
@@ -187,12 +187,13 @@ def contract_facts(frame: pd.DataFrame) -> list[dict]:
         n_deals = int(deal.max()) + 1
         any_big = np.bincount(deal, weights=big.astype(float), minlength=n_deals) > 0
         facts.append(_fact(name, "deals with a contract of 10+", "deal", n_deals,
-                           *clustered_rate(any_big.astype(float), np.arange(n_deals))[:3]))
+                           *clustered_rate(any_big.astype(float), np.arange(n_deals))[:3],
+                           mode=mode))
         if big.any():
             made = sides["side_taken"].to_numpy(np.int64)[big] >= contract[big]
             facts.append(_fact(name, "contracts of 10+ made", "contract (by deal)",
                                int(big.sum()),
-                               *clustered_rate(made.astype(float), deal[big])[:3]))
+                               *clustered_rate(made.astype(float), deal[big])[:3], mode=mode))
     return facts
 
 
@@ -206,12 +207,13 @@ def spades_facts(hands: pd.DataFrame | None, games: pd.DataFrame | None,
     Returns
     -------
     DataFrame
-        ``config``, ``fact``, ``unit`` (what one counted thing is), ``n`` (how many), ``value``
-        and its 95% interval ``low``, ``high`` (rates as fractions).
+        ``config``, ``mode`` (``hands``: independent hands; ``games``: whole games), ``fact``,
+        ``unit`` (what one counted thing is), ``n`` (how many), ``value`` and its 95% interval
+        ``low``, ``high`` (rates as fractions).
     """
     if hands is None and games is None:
         raise AnalysisError("spades_facts: give a hands or a games frame")
-    facts = contract_facts(hands if hands is not None else games)
+    facts = (contract_facts(hands) if hands is not None else contract_facts(games, "games"))
     if games is not None:
         facts += game_facts(games, bag_limits)
     table = pd.DataFrame(facts, columns=list(FACT_COLUMNS))
