@@ -221,28 +221,32 @@ def test_bags_added_count_what_the_rules_count():
 
 
 def test_nil_paired_value_hand_computed():
-    """Nil line n against its number line b (4 seats, sides 0/2 and 1/3), three deals.
+    """Nil line n against its number lines b0 (side 0 without nil) and b1 (side 1), three
+    deals (4 seats, sides 0/2 and 1/3).
 
-    Hand 0: seat 0 bids nil and makes it; side 0 scores 150 (b: 70): +80. Hand 1: seat 1
-    bids nil and fails; side 1 scores -80 (b: 50): -130; side 0 (no nil) is left out though
+    Hand 0: seat 0 bids nil and makes it; side 0 scores 150 (b0: 70): +80. Hand 1: seat 1
+    bids nil and fails; side 1 scores -80 (b1: 50): -130; side 0 (no nil) is left out though
     its score changed. Hand 2: no nil anywhere: left out. Mean (80 - 130) / 2 = -25, t
-    interval with 1 degree of freedom; 2 nil side-hands of 6: share 1/3.
+    interval with 1 degree of freedom (two deals); 2 nil side-hands of 6: share 1/3.
     """
     def hand(config, hand_id, scores, nil_seat=None, tricks=(3, 3, 3, 4)):
         rows = seat_rows(hand_id, [3, 3, 3, 3], list(tricks), config=config,
                          nil_seats=() if nil_seat is None else (nil_seat,))
         for row in rows:
             row["score_delta"] = scores[row["seat"] % 2]
+            row["bid"] = 0 if row["nil"] else 3
         return rows
 
     rows = hand("n", 0, (150, 60), 0, (0, 3, 5, 5)) + hand("n", 1, (30, -80), 1, (4, 2, 4, 3))
-    rows += hand("n", 2, (60, 70)) + hand("b", 0, (70, 60)) + hand("b", 1, (60, 50))
-    rows += hand("b", 2, (60, 70))
+    rows += hand("n", 2, (60, 70))
+    # Each number line keeps the other side's nil: b0 seat 1's in hand 1, b1 seat 0's in 0.
+    rows += hand("b0", 0, (70, 60)) + hand("b0", 1, (60, 50), 1) + hand("b0", 2, (60, 70))
+    rows += hand("b1", 0, (70, 60), 0) + hand("b1", 1, (60, 50)) + hand("b1", 2, (60, 70))
     frame = tidy(rows)
-    table = nil.nil_paired_value(frame, {"n": "b"})
+    table = nil.nil_paired_value(frame, {"n": {0: "b0", 1: "b1"}})
     assert len(table) == 1
     row = table.iloc[0]
-    assert [row["config"], row["number_line"], row["kind"]] == ["n", "b", "nil"]
+    assert [row["config"], row["kind"]] == ["n", "nil"]
     assert [row["n"], row["made"], row["opponents_nil"]] == [2, 1, 0]
     assert row["share"] == pytest.approx(1 / 3)
     assert [row["nil_score"], row["number_score"], row["diff"]] == [35.0, 60.0, -25.0]
@@ -250,10 +254,10 @@ def test_nil_paired_value_hand_computed():
     assert row["diff_low"] == pytest.approx(-25 - half, rel=1e-6)
     assert row["diff_high"] == pytest.approx(-25 + half, rel=1e-6)
     with pytest.raises(ValueError, match="not a number line"):
-        nil.nil_paired_value(frame, {"b": "n"})
+        nil.nil_paired_value(frame, {"b1": {0: "n"}})
     with pytest.raises(ValueError, match="same hands"):
         nil.nil_paired_value(frame[frame["hand_id"] != 2].loc[lambda f: (
-            f["config"] == "n") | (f["hand_id"] != 1)], {"n": "b"})
+            f["config"] == "n") | (f["hand_id"] != 1)], {"n": {0: "b0", 1: "b1"}})
 
 
 def test_mcnemar_and_the_paired_difference_on_a_hand_made_table():

@@ -482,12 +482,16 @@ def test_nil_counterfactual_adds_number_lines_to_the_hands_run_only():
                            'strategy = "random"\n', "n.toml")
     assert [c.name for c in exp.configs] == ["h", "r"]
     hands = exp.spec("hands").configs
-    assert [c.name for c in hands] == ["h", "r", "h~number"]  # random: no nil parameter
-    line = hands[2]
-    assert line.rules == hands[0].rules
-    assert all(s.params["nil_threshold"] == -1e9 and s.params["blind_nil_deficit"] == 1e19
-               for s in line.strategies)
-    assert all(s.params["aggression"] == -0.6 for s in line.strategies)  # the rest unchanged
+    # One number line per side (random: no nil parameter, no line).
+    assert [c.name for c in hands] == ["h", "r", "h~number0", "h~number1"]
+    for side, line in enumerate(hands[2:]):
+        assert line.rules == hands[0].rules
+        for seat, strategy in enumerate(line.strategies):
+            off = seat % 2 == side  # only the side's seats lose nil; the opponents keep it
+            assert (strategy.params["nil_threshold"] == -1e9) == off
+            assert (strategy.params["blind_nil_deficit"] == 1e19) == off
+            assert strategy == (strategy if off else hands[0].strategies[seat])
+        assert all(s.params["aggression"] == -0.6 for s in line.strategies)  # the rest kept
     assert [c.name for c in exp.spec("games").configs] == ["h", "r"]
     with pytest.raises(ExperimentError, match="nil_counterfactual: .*give hands"):
         parse_experiment('name = "n"\nseed = 1\ngames = 2\nnil_counterfactual = true\n'

@@ -24,6 +24,18 @@ Two tables: :func:`win_probability`, by the full state (scores, bags, hands play
 :func:`win_probability_by_lead`, by the score lead (own score minus the best opponent's) and
 hands played, the one :func:`plot_win_probability` draws as a heat map. SciPy and statsmodels
 are imported only when the intervals are computed.
+
+Two kinds of cell are not what they seem:
+
+- the **identity cell** (``hands == 0``, before the first hand): every game starts there with
+  every side level, so its win rate is the share of games each side wins overall (about
+  ``(1 - draw_rate) / 2`` for two sides): an identity of the run, not an estimate of a state's
+  chances; the tables mark it (``identity``);
+- **strategy-specific cells**: the rate is the strategies' win rate from the state *as they
+  play it*. Where a strategy's rule fires on the state itself (the heuristic bids blind nil
+  whenever its side trails by its ``blind_nil_deficit``), the cell shows that rule's outcome,
+  not the state's: ``blind_nil_share`` is the share of the cell's side-hands in which the side
+  bid blind nil, and a cell at or above :data:`RULE_SHARE` reflects the strategy's rule.
 """
 
 from __future__ import annotations
@@ -41,6 +53,11 @@ BY_KEYS = ("config", "rules", "duplicate", "chunk", "side")
 HAND_BINS = (0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30)
 #: Default edges of the bags bins; the last bin is open (every count from its edge up).
 BAG_BINS = (0, 3, 6, 9)
+#: Cells reached by fewer games are left out of the tables (the default of ``min_games``).
+MIN_GAMES = 30
+#: A cell whose side-hands bid blind nil at least this often reflects the strategy's blind-nil
+#: rule (module docstring).
+RULE_SHARE = 0.25
 _GAME = ("config", "duplicate", "game_id")
 
 
@@ -80,6 +97,15 @@ def _states(frame: pd.DataFrame, by, hand_bins, what: str) -> pd.DataFrame:
                                   "game_over", "game_winner"]))
     rows = frame.loc[keep, columns]
     n = len(rows)
+    blind_nil = np.zeros(n, dtype=bool)
+    if {"nil", "blind"} <= set(frame.columns):
+        # The side bid blind nil in the hand when any of its seats did (few rows: a set test).
+        bid = ((frame["game_id"].to_numpy() >= 0) & frame["nil"].to_numpy(dtype=bool)
+               & frame["blind"].to_numpy(dtype=bool))
+        side_hand = [*game, "hand_id", "side"]
+        if bid.any() and n:
+            blind_nil = pd.MultiIndex.from_frame(rows[side_hand]).isin(
+                pd.MultiIndex.from_frame(frame.loc[bid, side_hand]))
     game_code = (rows.groupby(game, observed=True, sort=False).ngroup().to_numpy(np.int64)
                  if n else np.zeros(0, np.int64))
     n_games = int(game_code.max()) + 1 if n else 0
@@ -114,6 +140,7 @@ def _states(frame: pd.DataFrame, by, hand_bins, what: str) -> pd.DataFrame:
     states["bags"] = rows["bags_before"].to_numpy(dtype=np.int64)[inside]
     states["win"] = (winner[inside] == side[inside]).astype(np.int64)
     states["draw"] = (winner[inside] == -1).astype(np.int64)
+    states["blind_nil"] = blind_nil[inside].astype(np.int64)
     return states
 
 
@@ -144,7 +171,9 @@ def _rate_interval(successes: np.ndarray, trials: np.ndarray):
 
 def _table(states: pd.DataFrame, cell: list, min_games: int) -> pd.DataFrame:
     """Per cell (sorted): ``states``, and over the distinct units (game and side) in it
-    ``games``, ``wins``, ``draws``; the rates and the win rate's interval."""
+    ``games``, ``wins``, ``draws``; the rates and the win rate's interval; ``blind_nils`` (the
+    cell's side-hands that bid blind nil) and ``blind_nil_share`` (over ``states``);
+    ``identity`` (the cell is before the first hand)."""
     code = (states.groupby(cell, observed=True, sort=True).ngroup().to_numpy(np.int64)
             if len(states) else np.zeros(0, np.int64))
     cells, first = np.unique(code, return_index=True)
@@ -154,6 +183,8 @@ def _table(states: pd.DataFrame, cell: list, min_games: int) -> pd.DataFrame:
     pair = code * (int(unit.max()) + 1 if len(unit) else 1) + unit
     once = np.unique(pair, return_index=True)[1]  # each unit once per cell
     table["states"] = np.bincount(code, minlength=n_cells)
+    table["blind_nils"] = np.bincount(code, weights=states["blind_nil"].to_numpy(np.int64),
+                                      minlength=n_cells)
     table["games"] = np.bincount(code[once], minlength=n_cells)
     for name, column in (("wins", "win"), ("draws", "draw")):
         values = states[column].to_numpy(np.int64)[once]
@@ -166,13 +197,17 @@ def _table(states: pd.DataFrame, cell: list, min_games: int) -> pd.DataFrame:
     low, high = _rate_interval(table["wins"].to_numpy(), games)
     table.insert(table.columns.get_loc("win_rate") + 1, "win_rate_low", low)
     table.insert(table.columns.get_loc("win_rate") + 2, "win_rate_high", high)
-    for column in ("states", "games", "wins", "draws"):
+    for column in ("states", "games", "wins", "draws", "blind_nils"):
         table[column] = table[column].astype(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["blind_nil_share"] = table["blind_nils"].to_numpy(float) / table[
+            "states"].to_numpy(float)
+    table["identity"] = table["hands"].to_numpy() == 0
     return table
 
 
 def win_probability(frame: pd.DataFrame, *, by=("config",), score_bin: int = 50,
-                    bag_bins=BAG_BINS, hand_bins=HAND_BINS, min_games: int = 20
+                    bag_bins=BAG_BINS, hand_bins=HAND_BINS, min_games: int = MIN_GAMES
                     ) -> pd.DataFrame:
     """The share of games a side went on to win from each state at the start of a hand of a
     games-mode run (module docstring: states, draws, how each game counts, intervals).
@@ -204,7 +239,10 @@ def win_probability(frame: pd.DataFrame, *, by=("config",), score_bin: int = 50,
         best opponent's score bins), ``bags`` (lower edge of the side's bags bin), ``states``
         (side-hands in the cell), ``games`` (games reaching it, per side), ``wins``, ``draws``,
         ``win_rate = wins / games`` with ``win_rate_low`` / ``win_rate_high`` (95%),
-        ``draw_rate = draws / games``.
+        ``draw_rate = draws / games``, ``blind_nils`` and ``blind_nil_share`` (the cell's
+        side-hands that bid blind nil, and their share of ``states``: at or above
+        :data:`RULE_SHARE` the cell reflects the strategy's rule), ``identity`` (the cell is
+        before the first hand: every game starts there level; not an estimate).
 
     Examples
     --------
@@ -235,7 +273,7 @@ def win_probability(frame: pd.DataFrame, *, by=("config",), score_bin: int = 50,
 
 
 def win_probability_by_lead(frame: pd.DataFrame, *, by=("config",), lead_bin: int = 50,
-                            hand_bins=HAND_BINS, min_games: int = 20) -> pd.DataFrame:
+                            hand_bins=HAND_BINS, min_games: int = MIN_GAMES) -> pd.DataFrame:
     """The margin view of :func:`win_probability`: the share of games a side went on to win by
     its score lead at the start of a hand (its score minus the best opponent's, in bins
     ``[lead, lead_to)`` of ``lead_bin`` points: the bin from 0 is a lead of 0 to 49, the bin from
@@ -243,8 +281,8 @@ def win_probability_by_lead(frame: pd.DataFrame, *, by=("config",), lead_bin: in
 
     Returns one row per *by and cell: ``hands``, ``hands_to``, ``lead``, ``lead_to``,
     ``states``, ``games``, ``wins``, ``draws``, ``win_rate``, ``win_rate_low``,
-    ``win_rate_high``, ``draw_rate`` (as in :func:`win_probability`); cells reached by fewer
-    than ``min_games`` games are left out.
+    ``win_rate_high``, ``draw_rate``, ``blind_nils``, ``blind_nil_share``, ``identity`` (as in
+    :func:`win_probability`); cells reached by fewer than ``min_games`` games are left out.
 
     >>> frame = pd.DataFrame({"config": "c", "duplicate": False, "game_id": 0,
     ...     "hand_id": [0, 0, 1, 1], "seat": [0, 1, 0, 1], "side": [0, 1, 0, 1],
@@ -269,7 +307,9 @@ def win_probability_by_lead(frame: pd.DataFrame, *, by=("config",), lead_bin: in
 def plot_win_probability(table: pd.DataFrame, *, ax=None):
     """A heat map of a :func:`win_probability_by_lead` table of one group: hands played across,
     the score lead up, the win rate as the colour (the colour-blind-safe diverging ``RdBu``,
-    white at 50%); cells the table leaves out (too few games) are blank. Returns the Axes
+    white at 50%); cells the table leaves out (too few games) are blank; a ring marks the cells
+    that reflect the strategy's blind-nil rule (``blind_nil_share`` at or above
+    :data:`RULE_SHARE`). Returns the Axes
     (a new figure's when ``ax`` is None; works under Agg); an empty table draws "no data"."""
     if ax is None:
         from matplotlib.figure import Figure
@@ -305,4 +345,15 @@ def plot_win_probability(table: pd.DataFrame, *, ax=None):
                          shading="flat")
     ax.axhline(0, color="black", linewidth=0.6)
     ax.figure.colorbar(mesh, ax=ax, label="share of games won")
+    if "blind_nil_share" in table.columns:
+        rule = table["blind_nil_share"].to_numpy(dtype=float) >= RULE_SHARE
+        if rule.any():
+            centre_x = (x[column[rule]] + x[column[rule] + 1]) / 2
+            centre_y = (y[row[rule]] + y[row[rule] + 1]) / 2
+            ax.scatter(centre_x, centre_y, marker="o", s=18, facecolors="none",
+                       edgecolors="black", linewidths=0.8,
+                       label=f"blind nil in {RULE_SHARE:.0%}+ of the states: the strategy's "
+                             f"rule")
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize="small",
+                      frameon=False)
     return ax

@@ -19,7 +19,7 @@ DEFAULT_CHUNK = {"hands": 100_000, "games": 1000}
 
 # The analyses a report can show, in the order the report shows them (report.py maps each name
 # to its section; this list only validates the file).
-ANALYSES = ("variant_effects", "bid_accuracy", "nil", "games", "strategies")
+ANALYSES = ("variant_effects", "bid_accuracy", "nil", "facts", "games", "strategies")
 
 TOP_KEYS = ("name", "title", "question", "notes", "seed", "hands", "games", "chunk_size",
             "games_chunk_size", "duplicate", "par", "cards", "nil_counterfactual", "analyses",

@@ -18,6 +18,7 @@ from ..analysis.effects import (
     paired_effects,
     paired_from_summary,
 )
+from ..analysis.facts import blind_nil_games, nil_by_cards, spades_facts
 from ..analysis.headtohead import (
     differences_in_differences,
     head_to_head,
@@ -29,7 +30,9 @@ from ..analysis.metrics import rate_interval, t_test_p
 from ..analysis.nil import (
     nil_by_feature,
     nil_by_partner_bid,
+    nil_marginal_value,
     nil_paired_value,
+    nil_side_hands,
     nil_success,
 )
 from ..analysis.par import (
@@ -39,8 +42,16 @@ from ..analysis.par import (
     tricks_against_par,
 )
 from ..analysis.summary import game_summary, side_summary
+from ..analysis.winprob import (
+    MIN_GAMES,
+    RULE_SHARE,
+    plot_win_probability,
+    win_probability_by_lead,
+)
 from ..evaluate import rating_difference
 from ..evaluate.ratings import scale_interval
+from ..experiment.counterfactual import is_number_line
+from ..run import load_run, read_meta
 from .examples import add_example_hands
 from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
 from .model import Context, Section, section
@@ -492,13 +503,17 @@ def _par_hand_type_findings(ctx: Context, section: Section, types: pd.DataFrame)
          "the partner's bid in partnerships. The success rate is not what nil is worth: each "
          "strategy chooses the hands it bids nil on, and a nil also changes the partner's "
          "contract, the bags and the play. What nil is worth: with nil_counterfactual = true "
-         "in the experiment file, the hands run also plays each configuration's number line "
-         "(the same rules and strategies with nil turned off) on the same deals, so every "
-         "side-hand that bid nil has a paired counterpart in which the would-be nil bidder "
-         "bid its number instead; the value is the side's score with the nil minus its score "
-         "with the number on the same deal, per nil side-hand (95% t interval). It holds for "
-         "the hands the strategy chose to bid nil on (their share of all side-hands is shown), "
-         "in independent hands (from zero scores).")
+         "in the experiment file, the hands run also plays each configuration's number lines "
+         "on the same deals: in each, one side's seats have nil turned off and every other "
+         "seat plays as before, so every side-hand that bid nil has a paired counterpart in "
+         "which its nil bidder bid its number and the opponents bid exactly as they did. The "
+         "value is measured twice per nil side-hand: on the side's own score, and on its "
+         "margin (its score minus the opponents'), which also counts what the nil gave or "
+         "cost the opponents; 95% t intervals with the deal as the unit. Both hold for the "
+         "hands the strategy chose to bid nil on (their share of all side-hands is shown), in "
+         "independent hands (from zero scores); for a ladder of nil thresholds, the value of "
+         "the nils each step adds is shown too. Blind nil is chosen from the score, so it is "
+         "measured in whole games: how often, how often made, and what those hands scored.")
 def _nil(ctx: Context, section: Section) -> None:
     mode = ctx.any_mode()
     where = MODE_WORDS[mode]
@@ -524,6 +539,14 @@ def _nil(ctx: Context, section: Section) -> None:
         ctx.table(section, "by-partner-bid", f"Nil success by the partner's bid ({where})",
                   found["partner"])
     add_example_hands(ctx, section, ("failed-nil", "made-blind-nil"))
+    _nil_value(ctx, section)
+    if "games" in ctx.experiment.modes:
+        _blind_nil(ctx, section)
+
+
+def _nil_value(ctx: Context, section: Section) -> None:
+    """The paired value of nil (own score and margin), identical comparisons shown once, and
+    the marginal value of each step of a nil-threshold ladder."""
     lines = ctx.number_lines()
     if not lines:
         section.notes.append(Markup(
@@ -531,30 +554,168 @@ def _nil(ctx: Context, section: Section) -> None:
             "<code>nil_counterfactual = true</code> to the experiment file and run it again). "
             "The success rates above do not say whether nil pays."))
         return
-    value = nil_paired_value(ctx.frame("hands", number_lines=True), lines)
-    ctx.table(section, "paired-value", "What nil was worth against bidding a number on the "
-              "same deals (independent hands, per nil side-hand)", value,
-              note="diff = the side's score with the nil minus its score on the same deal "
-                   "with the would-be nil bidder bidding its number; share = nil side-hands "
-                   "over all side-hands (the hands the strategy chose to bid nil on); "
-                   "opponents nil = nil side-hands in which the opponents bid nil too (their "
-                   "nils are number bids in the number line as well).")
+    # In the experiment's order, so that a repeated comparison is shown as the earlier one.
+    lines = {c.name: lines[c.name] for c in ctx.experiment.configs if c.name in lines}
+    frame = ctx.frame("hands", number_lines=True)
+    side_hands = nil_side_hands(frame, lines)  # (once, for both tables)
+    value = nil_paired_value(frame, lines, side_hands=side_hands)
+    repeats = value.loc[value["same_as"] != "", ["config", "same_as"]].drop_duplicates()
+    for row in repeats.to_dict(orient="records"):
+        section.notes.append(Markup(
+            "{} repeats {} on every hand (the same nil side-hands and the same scores in both "
+            "lines, deal by deal): the same comparison, shown once, as {}.").format(
+            code(row["config"]), code(row["same_as"]), code(row["same_as"])))
+    value = value.loc[value["same_as"] == ""].drop(columns="same_as")
+    ctx.table(section, "paired-value", "What nil was worth against its bidder bidding a "
+              "number on the same deals (independent hands, per nil side-hand)", value,
+              note="diff: the side's own score with the nil minus its score on the same deal "
+                   "with its nil bidder bidding its number; margin diff: the same for the "
+                   "side's score minus the opponents' (the answer: what the nil gained "
+                   "against the table); share: nil side-hands over all side-hands (the hands "
+                   "the strategy chose to bid nil on); opponents nil: nil side-hands in which "
+                   "the opponents bid nil too (in both lines); same bids: nil side-hands in "
+                   "which every other seat bid the same in both lines. Intervals: 95% t, the "
+                   "deal as the unit.")
     for row in ctx.ordered(value).to_dict(orient="records"):
         if row["n"] < 30:
             continue
-        worth = ("pays" if row["diff_low"] > 0 else
-                 "costs" if row["diff_high"] < 0 else "is not distinguishable from the number")
+        worth = ("gained" if row["margin_low"] > 0 else "lost" if row["margin_high"] < 0
+                 else "neither gained nor lost detectably")
         ctx.claim(section, Markup(
-            "In independent hands under {}, {} ({} of side-hands, the hands its strategy chose; "
-            "{} made) scored {:+.1f} points per side-hand against bidding the number on the "
-            "same {:,} deals (95% CI {:+.1f} to {:+.1f}): on those hands, {} {}.").format(
+            "In independent hands under {}, on the hands its strategy chose to bid {} on ({} "
+            "of side-hands; {} made), the {} {} against the bidder bidding its number on the "
+            "same deals: {:+.1f} points of margin over the opponents per nil side-hand (95% "
+            "CI {:+.1f} to {:+.1f}); on the side's own score {:+.1f} (95% CI {:+.1f} to "
+            "{:+.1f}); {:,} side-hands.").format(
             code(row["config"]), row["kind"],
             ci_text(row["share"], row["share_low"], row["share_high"], "rate"),
-            _share(row["made"], row["n"]), row["diff"], int(row["n"]), row["diff_low"],
-            row["diff_high"], row["kind"], worth),
-            label=f"{row['config']}: {row['kind']} against the number (hands)",
-            effect=row["diff"], low=row["diff_low"], high=row["diff_high"],
-            p=row.get("diff_p"), unit=" points per nil side-hand")
+            _share(row["made"], row["n"]), row["kind"], worth, row["margin_diff"],
+            row["margin_low"], row["margin_high"], row["diff"], row["diff_low"],
+            row["diff_high"], int(row["n"])),
+            label=f"{row['config']}: {row['kind']} against the number, margin (hands)",
+            effect=row["margin_diff"], low=row["margin_low"], high=row["margin_high"],
+            p=row.get("margin_p"), unit=" points of margin per nil side-hand")
+    ladders = _nil_ladders(ctx, lines)
+    if not ladders:
+        return
+    marginal = pd.concat([nil_marginal_value(frame, lines, ladder, side_hands=side_hands)
+                          for ladder in ladders], ignore_index=True)
+    ctx.table(section, "marginal-value", "What the nils added by each nil threshold were worth "
+              "(independent hands, per added nil side-hand)", marginal,
+              note="Each configuration of a ladder (the same rules and strategies but for the "
+                   "nil threshold) against the one before it: the nil side-hands it adds on "
+                   "the same deals, and the paired value of their nils (as above).")
+    for row in marginal.to_dict(orient="records"):
+        if not row["previous"] or row["n"] < 30:
+            continue
+        section.findings.append(Markup(
+            "In independent hands, raising the nil threshold from {} to {} adds {:,} nil "
+            "side-hands; on them the nil changed the margin over the opponents by {:+.1f} "
+            "points per side-hand (95% CI {:+.1f} to {:+.1f}) and the side's own score by "
+            "{:+.1f} (95% CI {:+.1f} to {:+.1f}), against the bidder bidding its number.").format(
+            code(row["previous"]), code(row["config"]), int(row["n"]), row["margin_diff"],
+            row["margin_low"], row["margin_high"], row["diff"], row["diff_low"],
+            row["diff_high"]))
+
+
+def _nil_ladders(ctx: Context, lines: dict) -> list[list[str]]:
+    """The configurations with number lines that differ only in their strategies'
+    ``nil_threshold``, grouped and ordered by it (groups of two or more thresholds)."""
+    groups: dict = {}
+    for config in ctx.experiment.configs:
+        if config.name not in lines:
+            continue
+        try:
+            thresholds = tuple(float(s.params["nil_threshold"]) for s in config.strategies)
+            rest = tuple((s.name, tuple(sorted((k, v) for k, v in s.params.items()
+                                              if k != "nil_threshold")))
+                         for s in config.strategies)
+        except (AttributeError, KeyError):
+            continue
+        groups.setdefault((config.rules.to_spec().__repr__(), rest), []).append(
+            (thresholds, config.name))
+    ladders = []
+    for members in groups.values():
+        if len({thresholds for thresholds, _ in members}) == len(members) > 1:
+            ladders.append([name for _, name in sorted(members)])
+    return ladders
+
+
+def _blind_nil(ctx: Context, section: Section) -> None:
+    """Blind nil in whole games: frequency, success and what the blind-nil hands scored."""
+    table = blind_nil_games(ctx.frame("games"))
+    ctx.table(section, "blind-nil-games", "Blind nil in whole games", table,
+              note="per game: blind nils per game (the game is the unit); rate: blind nils "
+                   "made, 95% Wilson interval clustered by game; deficit: points the side "
+                   "trailed the best other side by before the hand; score, margin: the side's "
+                   "score of the hand and that score minus the opponents' on the blind-nil "
+                   "side-hands (95% t, clustered by game). What those hands scored is "
+                   "conditional on the states the strategy chose blind nil in; it is not "
+                   "paired with a number bid.")
+    baseline = _baseline_name(ctx, table)
+    for row in ctx.ordered(table).to_dict(orient="records"):
+        if not row["blind_nils"] or row["config"] != baseline:
+            continue  # (one finding: the baseline's; the table has every configuration)
+        section.findings.append(Markup(
+            "In whole games under {}, blind nil was bid {:.2f} times per game (95% CI {:.2f} to "
+            "{:.2f}; {:,} over {:,} games), by sides trailing by {:.0f} points on average, and "
+            "made {}; on those hands the side's margin over the opponents was {:+.1f} points "
+            "(95% CI {:+.1f} to {:+.1f}).").format(
+            code(row["config"]), row["per_game"], row["per_game_low"], row["per_game_high"],
+            int(row["blind_nils"]), int(row["games"]), row["deficit"],
+            ci_text(row["rate"], row["rate_low"], row["rate_high"], "rate"), row["margin"],
+            row["margin_low"], row["margin_high"]))
+
+
+def _baseline_name(ctx: Context, table: pd.DataFrame) -> str | None:
+    """The experiment's baseline when ``table`` has it, else its first configuration."""
+    names = list(dict.fromkeys(ctx.ordered(table)["config"].astype(str)))
+    baseline = ctx.experiment.baseline
+    return baseline if baseline in names else (names[0] if names else None)
+
+
+@section("facts", "Spades facts",
+         "What a Spades player expects to know about these rules as the strategies play them, "
+         "each with its 95% interval and its unit, the thing counted once: a game (the hands "
+         "of a game share its score), a deal (the sides of a hand share its cards), or a bid "
+         "or contract clustered by its game or deal. Contracts of 10 or more come from the "
+         "independent hands (from whole games when there are none); bag penalties, game "
+         "length and blind nil from whole games; nil success by the spade honours (Q, K, A of "
+         "spades and any joker) and low cards (2 to 5 of any suit) held needs a run played "
+         "with its cards (cards = true).")
+def _facts(ctx: Context, section: Section) -> None:
+    hands = ctx.frame("hands") if "hands" in ctx.experiment.modes else None
+    games = ctx.frame("games") if "games" in ctx.experiment.modes else None
+    limits = {name: rules.bag_limit for name, rules in ctx.rules.items()}
+    table = spades_facts(hands, games, limits)
+    ctx.table(section, "facts", "Spades facts by configuration", table,
+              note="value: a mean (per game) or a share (rates as fractions); unit: what n "
+                   "counts; 95% intervals (t for means, Wilson for shares, clustered by deal "
+                   "or game where a deal or game holds several).")
+    baseline = _baseline_name(ctx, table)
+    for row in ctx.ordered(table).to_dict(orient="records"):
+        if row["config"] != baseline:
+            continue  # (findings for the baseline; the table has every configuration)
+        share = row["fact"].startswith(("deals", "contracts", "blind nils made"))
+        value = (ci_text(row["value"], row["low"], row["high"], "rate") if share else
+                 f"{row['value']:.2f} (95% CI {row['low']:.2f} to {row['high']:.2f})")
+        section.findings.append(Markup("In {} under {}, {}: {} ({:,} {}s).").format(
+            MODE_WORDS[row["mode"]].split(",")[0], code(row["config"]), row["fact"], value,
+            int(row["n"]), row["unit"].split(" (")[0]))
+    mode = "hands" if hands is not None else "games"
+    if not read_meta(ctx.results / mode)["identity"].get("cards", False):
+        section.notes.append(Markup(
+            "Nil success by spade honours and low cards needs the dealt cards: add "
+            "<code>cards = true</code> to the experiment file and run it again (the nil "
+            "section shows success by spades and high cards held meanwhile)."))
+        return
+    cards = load_run(ctx.results / mode, columns=["config", "duplicate", "game_id", "hand_id",
+                                                  "nil", "tricks", "cards"])
+    cards = cards.loc[~cards["config"].astype(str).map(is_number_line)]
+    by_cards = nil_by_cards(cards)
+    ctx.table(section, "nil-by-cards", "Nil success by spade honours and low cards held "
+              f"({MODE_WORDS[mode]})", by_cards,
+              note="A nil bid is the unit; 95% Wilson intervals clustered by deal.")
 
 
 @section("games", "Whole games",
@@ -824,17 +985,22 @@ def _side_scores(ctx: Context, section: Section) -> None:
 
 
 # -- win probability from a game state (a part of the games section) -----------------------------
-#: The report's margin view: lead bins of 50 points, cells reached by at least 30 games.
-WIN_LEAD_BIN, WIN_MIN_GAMES = 50, 30
+#: The report's margin view: lead bins of 50 points, cells reached by at least
+#: ``analysis.winprob.MIN_GAMES`` games (the default docs/runs.md gives).
+WIN_LEAD_BIN, WIN_MIN_GAMES = 50, MIN_GAMES
 
 
 def _win_probability(ctx: Context, section: Section, frame: pd.DataFrame) -> None:
     """The win-probability table by score lead and hands played
-    (``analysis.winprob.win_probability_by_lead``), its heat map (one per configuration) and
-    one finding for the baseline: a side trailing by 51 to 100 points after 5 hands."""
-    from ..analysis.winprob import plot_win_probability, win_probability_by_lead
-
+    (``analysis.winprob.win_probability_by_lead``) without the identity cell (before the first
+    hand), its heat map (one per configuration), the cells that reflect a strategy's
+    blind-nil rule, and one finding for the baseline: a side trailing by 51 to 100 points after
+    5 hands."""
     table = win_probability_by_lead(frame, lead_bin=WIN_LEAD_BIN, min_games=WIN_MIN_GAMES)
+    table = table.loc[~table["identity"].to_numpy(dtype=bool)].drop(columns="identity")
+    table = table.reset_index(drop=True)
+    rule = table["blind_nil_share"].to_numpy(dtype=float) >= RULE_SHARE
+    table["strategy_rule"] = np.where(rule, "blind nil", "")
     played = {config.name: " / ".join(dict.fromkeys(str(s.spec()) for s in config.strategies))
               for config in ctx.experiment.configs}
     if len(set(played.values())) == 1:
@@ -850,13 +1016,19 @@ def _win_probability(ctx: Context, section: Section, frame: pd.DataFrame) -> Non
         "shown apart (draw rate). Each game counts once per state and side (states: the "
         "side-hands seen there); 95% Wilson intervals, exact Clopper-Pearson under 10 wins or "
         "non-wins, treating the games as independent (the two sides of one game can share a "
-        "state at equal scores). States reached by fewer than {} games are left out. "
-        "Strategies: {}.").format(WIN_LEAD_BIN, WIN_MIN_GAMES, strategies)
+        "state at equal scores). States reached by fewer than {} games are left out, and so "
+        "is the state before the first hand: every game starts there level, so its rate is "
+        "each side's overall share of wins, not an estimate. The rates are these strategies' "
+        "as they play: blind nils: the state's side-hands that bid blind nil; strategy rule "
+        "'blind nil' marks states where they did in {:.0%} or more of them (ringed in the "
+        "maps): there the rate shows the strategy's blind-nil rule at work, not the state's "
+        "chances under other play. Strategies: {}.").format(
+        WIN_LEAD_BIN, MIN_GAMES, RULE_SHARE, strategies)
     ctx.table(section, "win-probability", "Win probability by score lead and hands played "
               "(whole games)", table, note=note)
     configs = list(dict.fromkeys(ctx.ordered(table)["config"].astype(str)))
     for number, name in enumerate(configs):
-        part = table[table["config"].astype(str) == name]
+        part = table[table["config"].astype(str) == name].drop(columns="strategy_rule")
         ctx.figure(section, f"win-probability-{number}", f"Win probability: {name}",
                    plot_win_probability, part, size=(7.5, 4.8))
     baseline = ctx.experiment.baseline if ctx.experiment.baseline in configs else (
@@ -865,11 +1037,28 @@ def _win_probability(ctx: Context, section: Section, frame: pd.DataFrame) -> Non
                  & (table["hands_to"] == 6) & (table["lead"] == -100)]
     if WIN_LEAD_BIN == 50 and len(cell):
         row = cell.iloc[0]
+        reflects = (Markup(": this cell reflects the strategy's rule, not the state (the side "
+                           "bid blind nil in {} of those hands)").format(
+                               _pct(row["blind_nil_share"]))
+                    if row["blind_nil_share"] >= RULE_SHARE else Markup(""))
         section.findings.append(Markup(
             "In whole games under {}, a side trailing by 51 to 100 points after 5 hands went "
-            "on to win {} of the {:,} games that reached that state.").format(
+            "on to win {} of the {:,} games that reached that state, as these strategies play "
+            "it{}.").format(
             code(baseline), ci_text(row["win_rate"], row["win_rate_low"],
-                                      row["win_rate_high"], "rate"), int(row["games"])))
+                                      row["win_rate_high"], "rate"), int(row["games"]),
+            reflects))
+    marked = table.loc[rule & (table["config"].astype(str) == baseline)]
+    if baseline is not None and len(marked):
+        section.notes.append(Markup(
+            "Under {}, {} of the {} states shown reflect the strategy's blind-nil rule (it bid "
+            "blind nil in {:.0%} or more of their side-hands): leads {} in those cells.").format(
+            code(baseline), len(marked), int((table["config"].astype(str) == baseline).sum()),
+            RULE_SHARE, ", ".join(sorted({f"{int(v)} to {int(v) + WIN_LEAD_BIN - 1}"
+                                          for v in marked["lead"]}, key=lambda s: int(
+                                              s.split(" ")[0])))))
+
+
 #: How the head-to-head findings state each metric: (unit, scale, digits, what one unit is).
 H2H_UNITS = {"score": (" points per hand", 1.0, 1, "deals"),
              "final_score": (" points per game", 1.0, 1, "games"),
