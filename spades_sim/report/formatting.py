@@ -174,7 +174,7 @@ def shared_deals(rules_by_config: dict, measured=None) -> list[Markup]:
     a, b deal alike by their rules (the cards were not compared:
     c deals as a but redeals misdeals (some hand with no spade o
     d deals another deck (4 players, jokers deck, standard deal)
-    >>> print(shared_deals(rules, {("b", "a"): (300, 300), ("d", "a"): (0, 300)})[1])
+    >>> print(shared_deals(rules, {("b", "a"): (300, 300), ("d", "a"): (0, 300)})[1].striptags())
     b and a: 300 of 300 paired hands (100.0%) dealt identical cards.
     """
     sentences = [Markup(
