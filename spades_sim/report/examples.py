@@ -20,21 +20,45 @@ KINDS = {"worst-set": "the worst set", "failed-nil": "a failed nil",
 FOLDER = "hands"
 
 
+#: The columns the examples are picked by (read one configuration at a time).
+PICK_COLUMNS = ("config", "hand_id", "game_id", "seat", "duplicate", "side_contract",
+                "side_taken", "nil", "blind", "tricks")
+
+
 def _pick(frame: pd.DataFrame, kind: str):
-    """The first row (in the run's order) of the example ``kind``, or None."""
+    """The first row (in the frame's order) of the example ``kind`` with its rank (the worst
+    set: the largest shortfall first), or ``(None, None)``."""
     frame = frame[~frame["duplicate"].to_numpy(dtype=bool)]
     if kind == "worst-set":
         shortfall = (frame["side_contract"].astype(np.int32)
                      - frame["side_taken"].astype(np.int32)).where(frame["side_contract"] > 0, 0)
         if not len(frame) or shortfall.max() <= 0:
-            return None
-        return frame.loc[shortfall.idxmax()]
+            return None, None
+        return frame.loc[shortfall.idxmax()], -int(shortfall.max())
     nil = frame["nil"].to_numpy(dtype=bool)
     blind = frame["blind"].to_numpy(dtype=bool)
     taken = frame["tricks"].to_numpy()
     mask = nil & ~blind & (taken > 0) if kind == "failed-nil" else nil & blind & (taken == 0)
     rows = np.flatnonzero(mask)
-    return frame.iloc[rows[0]] if len(rows) else None
+    return (frame.iloc[rows[0]], 0) if len(rows) else (None, None)
+
+
+def _examples(ctx: Context, mode: str, kinds) -> dict:
+    """``{kind: row}``: each example's row over every configuration (not the number lines),
+    read one configuration at a time in the experiment's order; the worst set is the largest
+    shortfall of all (ties: the first configuration), the others the first configuration's
+    first."""
+    frames = ctx.config_frames(mode)
+    order = [c.name for c in ctx.experiment.configs if c.name in frames.names()]
+    best: dict = {}
+    for name in order:
+        frame = frames.frame(name, columns=PICK_COLUMNS)
+        for kind in kinds:
+            row, rank = _pick(frame, kind)
+            if row is not None and (kind not in best or rank < best[kind][1]):
+                best[kind] = (row, rank)
+        del frame
+    return {kind: found[0] for kind, found in best.items()}
 
 
 def scored_hand(recovered) -> dict:
@@ -64,13 +88,11 @@ def scored_hand(recovered) -> dict:
 def add_example_hands(ctx: Context, section: Section, kinds) -> None:
     """Add the diagrams of the example ``kinds`` (keys of :data:`KINDS`) of the hands run (the
     games run without one) to ``section``, folded, each with a link to its text file."""
-    mode = "hands" if "hands" in ctx.experiment.modes else "games"
-    frame = ctx.frame(mode)
-    if frame is None:
-        return
+    mode = ctx.any_mode()
+    found = _examples(ctx, mode, kinds)
     parts = []
     for kind in kinds:
-        row = _pick(frame, kind)
+        row = found.get(kind)
         if row is None:
             continue
         game = int(row["game_id"]) if mode == "games" else None
