@@ -61,3 +61,24 @@ def test_scaled_intervals_match_the_spread_over_tournaments():
     # The games of a block share their probability: about 1 + 19 / 5 = 4.8 times the variance.
     assert np.sqrt(np.mean(np.square(scaled))) == pytest.approx(spread, rel=0.25)
     assert np.sqrt(np.mean(np.square(plain))) < 0.6 * spread
+
+
+def test_tournament_ratings_and_differences_are_widened_by_the_fit():
+    """``spades-sim tournament``'s ratings and rating differences carry the same widening as
+    the report: the cycle above (dispersion 30) as three matches."""
+    from types import SimpleNamespace
+
+    from spades_sim.evaluate.tournament import rating_difference, tournament_ratings
+
+    names = ["a", "b", "c"]
+    matches = [SimpleNamespace(a=a, b=b, a_wins=30, b_wins=10, ties=0, mean_diff=1.0)
+               for a, b in (("a", "b"), ("b", "c"), ("c", "a"))]
+    rows, _ = tournament_ratings(names, matches)
+    wins = np.array([[0, 30, 10], [10, 0, 30], [30, 10, 0]], dtype=float)
+    plain = bradley_terry(wins)
+    half = {row["strategy"]: (row["high"] - row["low"]) / 2 for row in rows}
+    for i, name in enumerate(names):
+        assert half[name] == pytest.approx((plain.high[i] - plain.low[i]) / 2 * np.sqrt(30.0))
+    diff, low, high = rating_difference(names, matches, "a", "b")
+    assert diff == pytest.approx(0.0, abs=1e-6)
+    assert (high - low) / 2 > 5 * 1.96 * plain.stderr[0]

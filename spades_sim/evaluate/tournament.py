@@ -125,9 +125,12 @@ def rating_difference(strategies, matches, first: str, second: str,
                       prior_ties: float = 1.0) -> tuple[float, float, float]:
     """The Bradley-Terry rating of ``first`` minus that of ``second`` (Elo scale) with its 95%
     interval ``(diff, low, high)``, from the covariance of the fitted log-strengths (the
-    pseudo-inverse of the Fisher information, as in ``ratings.bradley_terry``)."""
+    pseudo-inverse of the Fisher information, as in ``ratings.bradley_terry``), widened by the
+    square root of the model's dispersion when the results vary more than it allows
+    (``Fit.scale``)."""
     wins, ties, _ = _pair_counts(strategies, matches)
     fit = bradley_terry(wins, ties, prior_ties=prior_ties)
+    scale = goodness_of_fit(wins, ties, fit.rating).scale
     strength = np.exp(fit.rating / ELO)
     off = ~np.eye(len(strategies), dtype=bool)
     trials = np.where(off, wins + wins.T + ties + prior_ties, 0.0)
@@ -136,8 +139,8 @@ def rating_difference(strategies, matches, first: str, second: str,
     covariance = np.linalg.pinv(np.diag(weight.sum(axis=1)) - weight)
     i, j = strategies.index(first), strategies.index(second)
     diff = float(fit.rating[i] - fit.rating[j])
-    half = Z95 * ELO * float(np.sqrt(max(covariance[i, i] + covariance[j, j]
-                                         - 2 * covariance[i, j], 0.0)))
+    half = scale * Z95 * ELO * float(np.sqrt(max(covariance[i, i] + covariance[j, j]
+                                                 - 2 * covariance[i, j], 0.0)))
     return diff, diff - half, diff + half
 
 
@@ -145,11 +148,13 @@ def tournament_ratings(strategies, matches) -> tuple[list[dict], np.ndarray]:
     """Ratings and the mean-difference matrix from the pairwise matches of ``strategies``.
 
     Bradley-Terry on the per-game (per-hand) wins, ties half to each, one virtual tie per
-    pair (see ``ratings.bradley_terry``); ``mean_diff`` of a strategy is the mean over its
-    opponents of its mean score difference per board against them.
+    pair (see ``ratings.bradley_terry``), the intervals widened for the model's dispersion
+    (``Fit.scale``: the games are not independent trials); ``mean_diff`` of a strategy is the
+    mean over its opponents of its mean score difference per board against them.
     """
     wins, ties, matrix = _pair_counts(strategies, matches)
-    fit = bradley_terry(wins, ties)
+    dispersion = goodness_of_fit(wins, ties, bradley_terry(wins, ties).rating).dispersion
+    fit = bradley_terry(wins, ties, dispersion=dispersion)
     rows = []
     for i, name in enumerate(strategies):
         rows.append({"strategy": name, "rating": float(fit.rating[i]), "low": float(fit.low[i]),
@@ -384,10 +389,9 @@ def format_tournament(result: TournamentResult) -> str:
     else:
         verdict = (f"Bradley-Terry fit: {fit.describe()}: the model is REJECTED (p < "
                    f"{fit.alpha:g}); the strengths do not explain the pairwise results, so the "
-                   f"ratings below are a rough order only and their intervals overstate "
-                   f"certainty; read the head-to-head matrix.")
+                   f"ratings below are a rough order only; read the head-to-head matrix.")
     ratings = ["Bradley-Terry ratings (Elo scale, mean 0; 95% interval from the Fisher "
-               "information)", ""]
+               f"information; {fit.describe_scale()})", ""]
     ratings.append(f"{'rank':>4}  {'strategy':<{width}}  {'rating':>7}  {'95% interval':>17}  "
                    f"{unit:>6}  {'wins':>6}  {'losses':>6}  {'ties':>5}  {'mean diff':>9}")
     for row in result.ratings:
