@@ -723,3 +723,37 @@ def test_deal_identity_is_measured_from_the_stored_cards(built):
     assert rows.loc["jokers", "identical_deals"] == 0
     text = built["index"].read_text()
     assert "paired hands (0.0%) dealt identical cards" in text
+
+
+class _Headings(HTMLParser):
+    """The page's h1 and h2 headings in order, as (tag, id)."""
+
+    def __init__(self):
+        super().__init__()
+        self.headings = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("h1", "h2"):
+            self.headings.append((tag, dict(attrs).get("id")))
+
+
+def test_the_summary_is_the_first_section_and_the_setup_the_last(built):
+    """The answer first: right after the title, the summary (its ranked findings and the table
+    of what each configuration changes); the setup and the runs' metadata at the end."""
+    parser = _Headings()
+    parser.feed(built["index"].read_text())
+    tags = [tag for tag, _ in parser.headings]
+    ids = [name for _, name in parser.headings]
+    assert tags[0] == "h1" and ids[1] == "summary"
+    assert ids[-2:] == ["setup", "metadata"]
+    assert ids.index("headline") > max(ids.index(name) for name in SECTIONS)
+    text = built["index"].read_text()
+    summary = text[text.index('id="summary"'):text.index("<nav>")]
+    assert "What each configuration changes" in summary
+    assert "target 300 (baseline 500): points that end the game" in summary
+    table = pd.read_csv(built["index"].parent / "summary.csv")
+    assert 1 <= len(table) <= 8 and list(table["rank"]) == list(range(1, len(table) + 1))
+    assert summary.count("<li>") == len(table)
+    assert not (table["low"] <= 0).to_numpy() @ (table["high"] >= 0).to_numpy()
+    assert table["mode"].str.match(r"(self-play|head to head), ").all()
+    assert (table["n"] > 0).all()

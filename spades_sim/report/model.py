@@ -224,13 +224,17 @@ class Context:
         return frame.iloc[np.argsort(position.to_numpy(), kind="stable")].reset_index(drop=True)
 
     def claim(self, section: Section, text, label: str, effect, low, high, p=None,
-              unit: str = "", scale: float = 1.0, digits: int = 1) -> Finding:
+              unit: str = "", scale: float = 1.0, digits: int = 1, n=None, n_unit: str = "",
+              mode: str = "") -> Finding:
         """Add a finding that tests ``effect`` (95% interval ``low`` to ``high``, two-sided
         p-value ``p``: None to take the normal test the interval implies) against zero; it
-        enters the report's multiple-comparison family and its headline
-        (``report.headline``)."""
+        enters the report's multiple-comparison family, its headline (``report.headline``)
+        and, when it ranks among the largest, its summary (``report.summary``). ``n``
+        ``n_unit``: the sample (``400000``, ``"deals"``); ``mode``: where the finding comes
+        from (``"self-play, independent hands"``)."""
         finding = Finding(text, label, float(effect), float(low), float(high),
-                          None if p is None else float(p), unit, scale, digits)
+                          None if p is None else float(p), unit, scale, digits,
+                          n=None if n is None or n != n else int(n), n_unit=n_unit, mode=mode)
         section.findings.append(finding)
         return finding
 
