@@ -37,6 +37,11 @@ rules = "classic"
 strategy = "tuned-classic"
 
 [[config]]
+name = "simple-tuned"
+rules = "simple"
+strategy = "tuned-simple"
+
+[[config]]
 name = "low-nil"
 rules = "classic"
 rule = { nil_bonus = 50 }
@@ -120,4 +125,6 @@ def test_what_each_configuration_changes_in_words():
     assert rows["classic-tuned"] == ["strategies tuned-classic (baseline heuristic)"]
     simple = rows["simple"]
     assert simple and all(" (baseline " in change and "): " in change for change in simple)
+    assert rows["simple-tuned"] == ["the rules of simple",
+                                    "strategies tuned-simple (baseline heuristic)"]
     assert any(change.startswith("blind_nil false (baseline true): blind nil") for change in simple)

@@ -141,22 +141,27 @@ def _seats_text(strategies) -> str:
 
 def configuration_changes(experiment: Experiment) -> list[dict]:
     """One row per configuration: ``config`` and ``changes``, the rule fields that differ
-    from the baseline's (each with its meaning, ``core.rules.FIELD_DOCS``) and the strategies
-    when they differ. The baseline is the experiment's, else its first configuration."""
+    from the baseline's (each with its meaning, ``core.rules.FIELD_DOCS``; "the rules of X"
+    where an earlier row X has the same rules) and the strategies when they differ. The
+    baseline is the experiment's, else its first configuration."""
     configs = list(experiment.configs)
     if not configs:
         return []
     by_name = {c.name: c for c in configs}
     base = by_name.get(experiment.baseline or "", configs[0])
     base_rules = base.rules.as_dict()
-    rows = []
+    rows, seen = [], {}
     for config in configs:
         if config.name == base.name:
             rows.append({"config": config.name, "changes": ["the baseline"]})
+            seen.setdefault(config.rules, config.name)
             continue
         values = config.rules.as_dict()
         changes = [_field_words(name, values[name], base_rules[name]) for name in FIELD_NAMES
                    if values[name] != base_rules[name]]
+        if changes and config.rules in seen:  # said once, on the first row of these rules
+            changes = [f"the rules of {seen[config.rules]}"]
+        seen.setdefault(config.rules, config.name)
         shown, was = _seats_text(config.strategies), _seats_text(base.strategies)
         if shown != was:
             changes.append(f"strategies {shown} (baseline {was})")
