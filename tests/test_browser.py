@@ -220,12 +220,23 @@ rules = "openspiel"
 [[config]]
 name = "jokers"
 rules = "jokers"
+
+[[config]]
+name = "casual"
+rules = "casual"
+
+[[config]]
+name = "classic-cautious"
+rules = "classic"
+strategy = "cautious"
 """
 
 
 def test_no_figure_labels_overlap(tmp_path, monkeypatch):
     """Every figure of a small report, drawn as the report draws it, has no text (title, axis
-    or tick label, legend entry) over another: the boxes matplotlib lays them out in."""
+    or tick label, legend entry) over another: the boxes matplotlib lays them out in. Seven
+    configurations: category labels stand upright and legends of many series go under the
+    axis label."""
     drawn, overlaps = [], []
 
     def draw(path, title, plot, table, size=report_model.FIGURE_SIZE, facet=None):

@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure as MplFigure  # noqa: E402
 
-from ..analysis.plots import PALETTE  # noqa: E402
+from ..analysis.plots import PALETTE, place_legends_under, under_x_axis  # noqa: E402
 from ..core.errors import RunError  # noqa: E402
 from ..core.par import tidy_columns  # noqa: E402
 from ..evaluate import load_tournament  # noqa: E402
@@ -366,6 +366,7 @@ def render_figure(title: str, plot, table: pd.DataFrame, size=FIGURE_SIZE,
         plot(table, ax=ax)
         note = _interval_note(ax.get_title())
         ax.set_title("")
+        place_legends_under(fig)
     # the figure's title, centred on it (not on the axes) and wrapped to its width
     fig.suptitle(textwrap.fill(f"{title} {note}".strip(), int(size[0] * 11)))
     return fig
@@ -397,10 +398,13 @@ def _facet_legend(fig, axes, values) -> None:
         fig.legend(found[0][0], shown[0], loc="outside lower center",
                    ncols=min(4, len(shown[0])), fontsize="small", frameon=False)
         return
+    # Each panel's own legend goes under its x axis: under the tick labels and axis label
+    # where the panel shows them (measured once the layout is done), else just under the axes.
     for ax, (handles, _), labels in zip(axes, found, shown):
         if len(labels) > 1:
-            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.12),
-                      ncols=2, fontsize="small", frameon=False)
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0),
+                      bbox_transform=under_x_axis(ax), ncols=2, fontsize="small",
+                      frameon=False)
 
 
 def _shared_part(labels) -> str:
