@@ -1,6 +1,8 @@
 """Each shipped report, rendered in a real browser (headless Chromium from the system packages,
 driven through chromedriver): every image loads and has a size, every local link and anchor
-resolves, and the page logs no error (a script error or a resource that failed to load).
+resolves, the page logs no error (a script error or a resource that failed to load), and every
+table's answer columns are in view at 1280 px without scrolling sideways. Beside them, a plain
+test (no browser) that no figure's labels overlap, from matplotlib's own text boxes.
 
 The browser is optional on a developer's machine (the test is skipped without it) and required
 in CI: `.ci/run` installs Debian's ``chromium`` and ``chromium-driver`` and sets
@@ -22,6 +24,10 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from spades_sim.analysis.plots import label_overlaps
+from spades_sim.cli import main
+from spades_sim.report import model as report_model
+
 ROOT = Path(__file__).resolve().parents[1]
 REPORTS = sorted((ROOT / "reports").glob("*/index.html"))
 CHROMIUM = os.environ.get("SPADES_SIM_CHROMIUM", "/usr/bin/chromium")
@@ -35,6 +41,26 @@ const images = Array.from(document.images).map(i => ({
 const links = Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href'));
 const ids = Array.from(document.querySelectorAll('[id]')).map(e => e.id);
 return {images: images, links: links, ids: ids, errors: window.__errors || []};
+"""
+# Every table's answer columns (the header cells marked ``answer``: the names that identify a
+# row, the estimates with their intervals) whose right edge lies beyond what its scrolling box
+# shows: they would need scrolling sideways to be read.
+HIDDEN_ANSWERS = """
+const hidden = [];
+document.querySelectorAll('div.scroll').forEach(box => {
+    const edge = Math.min(box.getBoundingClientRect().right, window.innerWidth);
+    const table = box.querySelector('table');
+    if (!table) return;
+    const title = (box.previousElementSibling || {}).textContent || '';
+    table.querySelectorAll('th.answer').forEach(th => {
+        const right = th.getBoundingClientRect().right;
+        if (right > edge + 1) hidden.push(title.trim().slice(0, 60) + ': ' + th.textContent +
+                                          ' ends at ' + Math.round(right) + ' px, the box at ' +
+                                          Math.round(edge));
+    });
+});
+return {hidden: hidden, answers: document.querySelectorAll('th.answer').length,
+        width: window.innerWidth};
 """
 # Installed before any of the page's own scripts run: uncaught errors are kept for the check.
 CATCH_ERRORS = """
@@ -146,3 +172,83 @@ def test_report_renders_in_a_browser(page, server, browser):
         if _status(target.split("#")[0]) != 200:
             problems.append(f"broken link: {href}")
     assert not problems, f"{page.relative_to(ROOT)}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("page", REPORTS, ids=lambda p: p.parent.name)
+def test_answer_columns_need_no_sideways_scrolling(page, server, browser):
+    """At a window 1280 px wide, every table's answer columns are within its box: reading the
+    answer never needs a horizontal scroll (rarely-needed columns may)."""
+    browser.set_window_size(1280, 900)
+    browser.get(urljoin(server, page.relative_to(ROOT).as_posix()))
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 60).until(lambda d: d.execute_script(
+        "return document.readyState === 'complete'"))
+    state = browser.execute_script(HIDDEN_ANSWERS)
+    assert state["width"] <= 1280
+    assert state["answers"] > 0, "the tables mark their answer columns"
+    assert not state["hidden"], f"{page.relative_to(ROOT)}:\n" + "\n".join(state["hidden"])
+
+
+SMALL = """\
+name = "labels"
+title = "Labels"
+seed = 3
+hands = 200
+games = 4
+chunk_size = 100
+games_chunk_size = 2
+analyses = ["variant_effects", "bid_accuracy", "nil", "games"]
+baseline = "classic"
+
+[[config]]
+name = "classic"
+rules = "classic"
+
+[[config]]
+name = "simple"
+rules = "simple"
+
+[[config]]
+name = "tournament"
+rules = "tournament"
+
+[[config]]
+name = "openspiel-with-a-longer-name"
+rules = "openspiel"
+
+[[config]]
+name = "jokers"
+rules = "jokers"
+
+[[config]]
+name = "casual"
+rules = "casual"
+
+[[config]]
+name = "classic-cautious"
+rules = "classic"
+strategy = "cautious"
+"""
+
+
+def test_no_figure_labels_overlap(tmp_path, monkeypatch):
+    """Every figure of a small report, drawn as the report draws it, has no text (title, axis
+    or tick label, legend entry) over another: the boxes matplotlib lays them out in. Seven
+    configurations: category labels stand upright and legends of many series go under the
+    axis label."""
+    drawn, overlaps = [], []
+
+    def draw(path, title, plot, table, size=report_model.FIGURE_SIZE, facet=None):
+        fig = report_model.render_figure(title, plot, table, size, facet)
+        drawn.append(path.name)
+        overlaps.extend(f"{path.name}: {a!r} / {b!r}" for a, b in label_overlaps(fig))
+        path.write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+
+    monkeypatch.setattr(report_model, "draw_figure", draw)
+    experiment = tmp_path / "labels.toml"
+    experiment.write_text(SMALL)
+    assert main(["run", str(experiment), "--out", str(tmp_path / "results"), "--reports",
+                 str(tmp_path / "reports"), "--quiet"]) in (0, None)
+    assert len(drawn) >= 5
+    assert not overlaps, "\n".join(overlaps)

@@ -470,9 +470,18 @@ def test_facets_follow_the_configuration_order(built, tmp_path):
     assert (tmp_path / "demo-facets.svg").read_bytes().startswith(b"<?xml")
 
 
+def test_a_single_bar_is_not_drawn(built, tmp_path):
+    """A table of one row would draw one bar or point: no figure (the table says it)."""
+    ctx = _context(built, tmp_path)
+    section = report_model.Section("one", "Section one", "")
+    ctx.figure(section, "a", "One bar", lambda part, *, ax: ax.bar([0], [1]),
+               pd.DataFrame({"config": ["classic"], "n": [1]}))
+    assert section.items == [] and not list(tmp_path.glob("*.svg"))
+
+
 def test_duplicate_figure_titles_are_refused(built, tmp_path):
     ctx = _context(built, tmp_path)
-    table = pd.DataFrame({"config": ["classic"], "n": [1]})
+    table = pd.DataFrame({"config": ["classic", "jokers"], "n": [1, 2]})
 
     def plot(part, *, ax):
         return ax
@@ -723,3 +732,57 @@ def test_deal_identity_is_measured_from_the_stored_cards(built):
     assert rows.loc["jokers", "identical_deals"] == 0
     text = built["index"].read_text()
     assert "paired hands (0.0%) dealt identical cards" in text
+
+
+class _Headings(HTMLParser):
+    """The page's h1 and h2 headings in order, as (tag, id)."""
+
+    def __init__(self):
+        super().__init__()
+        self.headings = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("h1", "h2"):
+            self.headings.append((tag, dict(attrs).get("id")))
+
+
+def test_the_summary_is_the_first_section_and_the_setup_the_last(built):
+    """The answer first: right after the title, the summary (its ranked findings and the table
+    of what each configuration changes); the setup and the runs' metadata at the end."""
+    parser = _Headings()
+    parser.feed(built["index"].read_text())
+    tags = [tag for tag, _ in parser.headings]
+    ids = [name for _, name in parser.headings]
+    assert tags[0] == "h1" and ids[1] == "summary"
+    assert ids[-2:] == ["setup", "metadata"]
+    assert ids.index("headline") > max(ids.index(name) for name in SECTIONS)
+    text = built["index"].read_text()
+    summary = text[text.index('id="summary"'):text.index("<nav>")]
+    assert "What each configuration changes" in summary
+    assert "target 300 (baseline 500): points that end the game" in summary
+    table = pd.read_csv(built["index"].parent / "summary.csv")
+    assert 1 <= len(table) <= 8 and list(table["rank"]) == list(range(1, len(table) + 1))
+    assert summary.count("<li>") == len(table)
+    assert not (table["low"] <= 0).to_numpy() @ (table["high"] >= 0).to_numpy()
+    assert table["mode"].str.match(r"(self-play|head to head), ").all()
+    assert (table["n"] > 0).all()
+
+
+def test_tables_lead_with_their_answer_columns(built):
+    """In the page (not the CSV) a table's names and estimates come first and are marked as
+    its answer columns; headers may wrap at underscores; rows on too few cases are grey."""
+    text = built["index"].read_text()
+    start = text.index("<h3>Bid accuracy by configuration")
+    table = text[start:text.index("</table>", start)]
+    headers = re.findall(r"<th( class=\"answer\")?>(.*?)</th>", table)
+    names = [name.replace("<wbr>", "") for _, name in headers]
+    marked = [name for name, (answer, _) in zip(names, headers) if answer]
+    assert names[:2] == ["config", "strategy"] and names.index("n") > names.index(
+        "exact_rate (95% CI)")
+    assert marked == [n for n in names if n in ("config", "strategy") or n.endswith("(95% CI)")]
+    assert [n for n in names if n.endswith("(95% CI)")] == names[2:len(marked)]
+    assert "exact_<wbr>rate" in table
+    csv = pd.read_csv(built["index"].parent / "bid_accuracy-accuracy.csv")
+    assert list(csv.columns[:4]) == ["config", "strategy", "n", "exact"]  # the CSV keeps order
+    few = csv["n"] < 30
+    assert table.count('<tr class="few">') == int(few.sum())

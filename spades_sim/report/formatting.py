@@ -69,17 +69,61 @@ def format_value(value, column: str = "") -> str:
     return str(value)
 
 
+#: Numeric columns that name a row rather than measure it (a cell of the win-probability
+#: table, a feature of the hand): they stay with the leading names.
+KEY_NUMBERS = ("hands", "hands_to", "lead", "lead_to", "seat", "side", "players", "threshold",
+               "spades", "high_cards", "partner_bid", "bid", "tricks", "diff", "deficit")
+
+
+def _shown_order(frame: pd.DataFrame) -> list[str]:
+    """The columns in the page's order (the CSV keeps the analysis's): the leading names that
+    identify a row first, then the estimates with their intervals and p-values, then the rest
+    (counts, means without intervals, notes) as the analysis ordered them, so the answer comes
+    first.
+
+    >>> frame = pd.DataFrame({"config": ["a"], "n": [5], "rate": [0.5], "rate_low": [0.1],
+    ...                       "rate_high": [0.9], "note": ["x"], "p": [0.1]})
+    >>> _shown_order(frame)
+    ['config', 'rate', 'rate_low', 'rate_high', 'p', 'n', 'note']
+    """
+    columns = list(frame.columns)
+    keys = []
+    for column in columns:
+        values = frame[column]
+        if (pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+                and column not in KEY_NUMBERS):
+            break
+        keys.append(column)
+    estimates = []
+    for column in columns:
+        if column not in keys and f"{column}_low" in columns and f"{column}_high" in columns:
+            estimates += [column, f"{column}_low", f"{column}_high"]
+    if not estimates:
+        return columns
+    p_values = [c for c in columns if is_p_value(c) and c not in keys]
+    first = keys + estimates + p_values
+    return first + [c for c in columns if c not in first]
+
+
+def is_answer(header: str, numeric: bool, position: int, leading: int) -> bool:
+    """Whether a column of the page's table gives the answer: a leading name that identifies
+    the row (``position < leading``), an estimate with its interval, or an adjusted p-value.
+    The layout keeps these in view at 1280 px without scrolling sideways."""
+    return position < leading or header.endswith("(95% CI)") or "adjusted" in header
+
+
 def display_table(frame: pd.DataFrame) -> tuple[list, list, list]:
     """Headers, rows of cell texts and which columns are numeric; ``x``, ``x_low`` and
-    ``x_high`` become one column ``x (95% CI)``. A column of p-values that are not adjusted
-    for the report's family of tests (every one but ``p_adjusted``) is headed ``... p
-    (unadjusted)``: the findings carry the Holm-adjusted ones.
+    ``x_high`` become one column ``x (95% CI)``, and the estimates come before the counts
+    (:func:`_shown_order`). A column of p-values that are not adjusted for the report's
+    family of tests (every one but ``p_adjusted``) is headed ``... p (unadjusted)``: the
+    findings carry the Holm-adjusted ones.
 
     >>> frame = pd.DataFrame({"diff": [1.5], "diff_p": [2e-5], "p_adjusted": [0.2]})
     >>> display_table(frame)[:2]
     (['diff', 'diff_p (unadjusted)', 'p_adjusted'], [['1.50', '< 0.001', '0.200']])
     """
-    columns = list(frame.columns)
+    columns = _shown_order(frame)
     shown, headers, numeric = [], [], []
     for column in columns:
         if column.endswith(("_low", "_high")):
@@ -102,10 +146,39 @@ def display_table(frame: pd.DataFrame) -> tuple[list, list, list]:
             if has_interval:
                 low = format_value(record[f"{column}_low"], column)
                 high = format_value(record[f"{column}_high"], column)
-                text = f"{text} [{low}, {high}]"
+                text = Markup('{} <span class="ci">[{}, {}]</span>').format(text, low, high)
             row.append(text)
         rows.append(row)
     return headers, rows, numeric
+
+
+def leading_names(frame: pd.DataFrame) -> int:
+    """How many columns lead the page's table with names (configuration, strategy, metric,
+    the numeric keys of :data:`KEY_NUMBERS`) before the first measurement."""
+    count = 0
+    for column in _shown_order(frame):
+        values = frame[column]
+        if (pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+                and column not in KEY_NUMBERS):
+            break
+        count += 1
+    return count
+
+
+#: Rows resting on fewer cases than this are greyed in the page (the findings skip them too).
+FEW_CASES = 30
+
+
+def few_cases(frame: pd.DataFrame) -> list[bool]:
+    """Per row, whether its count ``n`` is under :data:`FEW_CASES` (all False without ``n``).
+
+    >>> few_cases(pd.DataFrame({"n": [3, 300]})), few_cases(pd.DataFrame({"x": [1]}))
+    ([True, False], [False])
+    """
+    if "n" not in frame.columns or not pd.api.types.is_numeric_dtype(frame["n"]):
+        return [False] * len(frame)
+    counts = frame["n"].to_numpy(dtype=float)
+    return [bool(count < FEW_CASES) for count in counts]
 
 
 def code(name) -> Markup:

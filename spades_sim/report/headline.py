@@ -43,6 +43,9 @@ class Finding:
     its 95% interval (in the analysis's units; shown times ``scale`` with ``digits`` decimals
     and ``unit``); ``p``: its two-sided p-value (None: from the interval). Set by
     :func:`adjust_findings`: ``p_adjusted``, ``survives``, ``family`` (how many tests).
+    ``n``, ``n_unit``: the sample the finding rests on (``400000``, ``"deals"``); ``mode``:
+    where it comes from (``"self-play, independent hands"``), for the summary
+    (``report.summary``).
     """
 
     text: Markup
@@ -57,6 +60,9 @@ class Finding:
     p_adjusted: float = math.nan
     survives: bool | None = None
     family: int = 0
+    n: int | None = None
+    n_unit: str = ""
+    mode: str = ""
 
     @property
     def tested(self) -> bool:

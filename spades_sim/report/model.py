@@ -20,14 +20,20 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure as MplFigure  # noqa: E402
 
-from ..analysis.plots import PALETTE  # noqa: E402
+from ..analysis.plots import PALETTE, place_legends_under, under_x_axis  # noqa: E402
 from ..core.errors import RunError  # noqa: E402
 from ..core.par import tidy_columns  # noqa: E402
 from ..evaluate import load_tournament  # noqa: E402
 from ..experiment import TOURNAMENT_DIR, Experiment  # noqa: E402
 from ..experiment.counterfactual import is_number_line, number_pairs  # noqa: E402
 from ..run import load_run, read_meta  # noqa: E402
-from .formatting import display_table  # noqa: E402
+from .formatting import (  # noqa: E402
+    FEW_CASES,
+    display_table,
+    few_cases,
+    is_answer,
+    leading_names,
+)
 from .frames import ConfigFrames, combine  # noqa: E402
 from .headline import Finding  # noqa: E402
 
@@ -57,6 +63,10 @@ class Table:
     note: str = ""
     folded: bool = False
     kind: str = "table"
+    #: Per column: whether it gives the answer (kept in view without scrolling sideways).
+    answers: list = field(default_factory=list)
+    #: Per row: whether it rests on fewer than ``formatting.FEW_CASES`` cases (greyed).
+    few: list = field(default_factory=list)
 
 
 @dataclass
@@ -224,13 +234,17 @@ class Context:
         return frame.iloc[np.argsort(position.to_numpy(), kind="stable")].reset_index(drop=True)
 
     def claim(self, section: Section, text, label: str, effect, low, high, p=None,
-              unit: str = "", scale: float = 1.0, digits: int = 1) -> Finding:
+              unit: str = "", scale: float = 1.0, digits: int = 1, n=None, n_unit: str = "",
+              mode: str = "") -> Finding:
         """Add a finding that tests ``effect`` (95% interval ``low`` to ``high``, two-sided
         p-value ``p``: None to take the normal test the interval implies) against zero; it
-        enters the report's multiple-comparison family and its headline
-        (``report.headline``)."""
+        enters the report's multiple-comparison family, its headline (``report.headline``)
+        and, when it ranks among the largest, its summary (``report.summary``). ``n``
+        ``n_unit``: the sample (``400000``, ``"deals"``); ``mode``: where the finding comes
+        from (``"self-play, independent hands"``)."""
         finding = Finding(text, label, float(effect), float(low), float(high),
-                          None if p is None else float(p), unit, scale, digits)
+                          None if p is None else float(p), unit, scale, digits,
+                          n=None if n is None or n != n else int(n), n_unit=n_unit, mode=mode)
         section.findings.append(finding)
         return finding
 
@@ -242,7 +256,15 @@ class Context:
         frame.to_csv(self.out / name, index=False, float_format="%.6g")
         self.files.append(name)
         headers, rows, numeric = display_table(frame)
-        table = Table(title, name, headers, rows, numeric, note, len(rows) > LONG_TABLE)
+        leading = leading_names(frame)
+        answers = [is_answer(header, number, position, leading)
+                   for position, (header, number) in enumerate(zip(headers, numeric))]
+        few = few_cases(frame)
+        table = Table(title, name, headers, rows, numeric, note, len(rows) > LONG_TABLE,
+                      answers=answers, few=few)
+        if any(few):
+            table.note = (f"{table.note} " if table.note else "") + (
+                f"Rows in grey rest on fewer than {FEW_CASES} cases: too few to read.")
         section.items.append(table)
         return table
 
@@ -255,9 +277,10 @@ class Context:
         one legend below them), each titled with its value, when it has more than
         :data:`FACET_OVER` values. The figure is titled ``title`` (with the plot's note on its
         intervals); a title used by another figure of the report, or the section's own title,
-        is refused (``ValueError``): every figure says what it shows."""
-        if table is None or len(table) == 0:
-            return
+        is refused (``ValueError``): every figure says what it shows. A table of one row is
+        not drawn (a single bar compares nothing; the table beside it says as much)."""
+        if table is None or len(table) < 2:  # one bar or point compares nothing: the table
+            return                             # says it
         self._claim_title(section, title)
         name = f"{section.name}-{slug}.{FIGURE_FORMAT}"
         table = self.ordered(table)
@@ -303,6 +326,14 @@ def draw_figure(path: Path, title: str, plot, table: pd.DataFrame, size=FIGURE_S
     """Draw ``plot(table, ax=ax)`` into the SVG file ``path`` as :meth:`Context.figure`
     describes (``table`` already in the configuration order); the same arguments give the
     same bytes in any process."""
+    fig = render_figure(title, plot, table, size, facet)
+    with matplotlib.rc_context(FIGURE_STYLE):
+        fig.savefig(path, format=FIGURE_FORMAT, dpi=FIGURE_DPI, metadata=FIGURE_METADATA)
+
+
+def render_figure(title: str, plot, table: pd.DataFrame, size=FIGURE_SIZE,
+                  facet: str | None = None) -> MplFigure:
+    """The figure :func:`draw_figure` saves (panels, legend, title), not yet written."""
     values = list(dict.fromkeys(table[facet].astype(str))) if facet else []
     if len(values) <= FACET_OVER:
         values = []
@@ -335,10 +366,10 @@ def draw_figure(path: Path, title: str, plot, table: pd.DataFrame, size=FIGURE_S
         plot(table, ax=ax)
         note = _interval_note(ax.get_title())
         ax.set_title("")
+        place_legends_under(fig)
     # the figure's title, centred on it (not on the axes) and wrapped to its width
     fig.suptitle(textwrap.fill(f"{title} {note}".strip(), int(size[0] * 11)))
-    with matplotlib.rc_context(FIGURE_STYLE):
-        fig.savefig(path, format=FIGURE_FORMAT, dpi=FIGURE_DPI, metadata=FIGURE_METADATA)
+    return fig
 
 
 def _interval_note(title: str) -> str:
@@ -367,10 +398,13 @@ def _facet_legend(fig, axes, values) -> None:
         fig.legend(found[0][0], shown[0], loc="outside lower center",
                    ncols=min(4, len(shown[0])), fontsize="small", frameon=False)
         return
+    # Each panel's own legend goes under its x axis: under the tick labels and axis label
+    # where the panel shows them (measured once the layout is done), else just under the axes.
     for ax, (handles, _), labels in zip(axes, found, shown):
         if len(labels) > 1:
-            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.12),
-                      ncols=2, fontsize="small", frameon=False)
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0),
+                      bbox_transform=under_x_axis(ax), ncols=2, fontsize="small",
+                      frameon=False)
 
 
 def _shared_part(labels) -> str:

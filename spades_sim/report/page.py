@@ -2,8 +2,9 @@
 
 ``build_report(results_dir)`` reads the saved runs of an experiment (``spades-sim run`` writes
 them: ``experiment.toml``, ``hands/``, ``games/``) and writes ``reports/<name>/``: ``index.html``
-(the question, the setup, the headline table of ranked findings, key findings with intervals,
-one section per analysis, the runs' metadata), one SVG per figure and one CSV per table beside
+(the question; the summary: the findings that matter most, ranked by practical size, and what
+each configuration changes; one section per analysis; all findings ranked and with intervals;
+the setup and the runs' metadata), one SVG per figure and one CSV per table beside
 it. Every link is relative, the CSS is inline: the folder opens from disk and can be copied
 anywhere. The folder is built under a temporary name and swapped in whole, so an interrupted
 build never leaves a half-written report. The findings that test a difference are adjusted for
@@ -50,8 +51,17 @@ from .headline import (
 )
 from .model import SECTIONS, Context, Section
 from .results import Results, read_results
+from .summary import (
+    GROUPS,
+    SUMMARY_ROWS,
+    configuration_changes,
+    summary_findings,
+    summary_rows,
+    summary_sentence,
+)
 
 HEADLINE_CSV = "headline.csv"
+SUMMARY_CSV = "summary.csv"
 
 
 def setup_rows(experiment: Experiment) -> list[dict]:
@@ -193,15 +203,24 @@ def _build(saved: Results, experiment: Experiment, results: Path, final: Path, s
         if top:
             pd.DataFrame(top).drop(columns="digits").to_csv(
                 tmp / HEADLINE_CSV, index=False, float_format="%.6g")
-        summary = {"rows": headline_rows_text(top), "headers": HEADERS, "family": family,
-                   "method": ADJUSTMENTS[ADJUSTMENT], "csv": HEADLINE_CSV if top else None,
-                   "left": max(0, family - len(top)), "alpha": ALPHA}
+        ranked = {"rows": headline_rows_text(top), "headers": HEADERS, "family": family,
+                  "method": ADJUSTMENTS[ADJUSTMENT], "csv": HEADLINE_CSV if top else None,
+                  "left": max(0, family - len(top)), "alpha": ALPHA}
+        chosen = summary_findings(findings, experiment)
+        if chosen:
+            pd.DataFrame(summary_rows(chosen)).to_csv(tmp / SUMMARY_CSV, index=False,
+                                                      float_format="%.6g")
+        summary = {"findings": [summary_sentence(f) for f in chosen], "most": SUMMARY_ROWS,
+                   "groups": GROUPS, "family": family, "method": ADJUSTMENTS[ADJUSTMENT],
+                   "csv": SUMMARY_CSV if chosen else None,
+                   "changes": configuration_changes(experiment),
+                   "baseline": experiment.baseline or experiment.configs[0].name}
         (tmp / EXPERIMENT_COPY).write_text(experiment.text, encoding="utf-8")
         page = _environment().get_template("report.html.j2").render(
             experiment=experiment, sections=sections, setup=setup_rows(experiment),
             deals=shared_deals(experiment.rules_by_config(), ctx.deal_shares),
             runs=run_metadata(ctx, saved.status), experiment_file=EXPERIMENT_COPY,
-            sizes=_sizes(saved), headline=summary,
+            sizes=_sizes(saved), headline=ranked, summary=summary,
             generated=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()))
         (tmp / "index.html").write_text(page, encoding="utf-8")
         _swap_in(tmp, final)

@@ -60,6 +60,7 @@ from .model import Context, Section, section
 #: How a finding names the mode its numbers come from.
 MODE_WORDS = {"hands": "independent hands, each from zero scores",
               "games": "whole games"}
+MODE_WORDS_SHORT = {"hands": "independent hands", "games": "whole games"}
 
 
 def _share(count, total) -> str:
@@ -189,7 +190,8 @@ def _variant_effects(ctx: Context, section: Section) -> None:
                      f"(self-play, hands)")
             claim = {"label": label, "effect": row["diff"], "low": row["diff_low"],
                      "high": row["diff_high"], "p": row.get("diff_p"), "unit": unit,
-                     "scale": scale, "digits": digits}
+                     "scale": scale, "digits": digits, "n": row["n"], "n_unit": "deals",
+                     "mode": "self-play, independent hands"}
             if row["diff"] == row["diff_low"] == row["diff_high"] == 0:
                 section.findings.append(Markup(
                     "In self-play independent hands under {}, {} is the same as under {} on "
@@ -446,11 +448,13 @@ def _par(ctx: Context, section: Section) -> None:
                 ci_text(row["over_rate"], row["over_rate_low"], row["over_rate_high"], "rate")),
                 label=f"{row['config']} / {row['strategy']}: contracts of a hand minus its "
                       f"tricks", effect=total - tricks_total, low=low, high=high,
-                unit=" tricks per hand", digits=2)
+                unit=" tricks per hand", digits=2, n=row["n"], n_unit="hands",
+                mode="self-play, independent hands")
             continue
         claim = {"label": f"{row['config']} / {row['strategy']}: contract minus par",
                  "effect": row["bid_minus_par"], "low": row["bid_minus_par_low"],
-                 "high": row["bid_minus_par_high"], "unit": " tricks", "digits": 2}
+                 "high": row["bid_minus_par_high"], "unit": " tricks", "digits": 2,
+                 "n": row["n"], "n_unit": "hands", "mode": "self-play, independent hands"}
         if row["bid_minus_par_low"] <= 0 <= row["bid_minus_par_high"]:
             ctx.claim(section, Markup(
                 "{}, the sides' contracts are not distinguishable from par ({:+.2f} tricks, 95% "
@@ -594,7 +598,8 @@ def _nil_value(ctx: Context, section: Section) -> None:
             row["diff_high"], int(row["n"])),
             label=f"{row['config']}: {row['kind']} against the number, margin (hands)",
             effect=row["margin_diff"], low=row["margin_low"], high=row["margin_high"],
-            p=row.get("margin_p"), unit=" points of margin per nil side-hand")
+            p=row.get("margin_p"), unit=" points of margin per nil side-hand", n=row["n"],
+            n_unit="nil side-hands", mode="self-play, independent hands")
     ladders = _nil_ladders(ctx, lines)
     if not ladders:
         return
@@ -867,7 +872,9 @@ def _tournament(ctx: Context, section: Section) -> None:
                 int(row["boards"])),
                 label=f"{row['strategy']} vs {row['opponent']} head to head (tournament)",
                 effect=row["mean_diff"], low=row["mean_diff_low"], high=row["mean_diff_high"],
-                p=row["mean_diff_p"], unit=" points per board")
+                p=row["mean_diff_p"], unit=" points per board", n=row["boards"],
+                n_unit="boards",
+                mode=f"head to head, tournament {MODE_WORDS_SHORT.get(unit, unit)}")
         section.findings.append(Markup(
             "The Bradley-Terry ratings do not fit the tournament ({}); the head-to-head "
             "results above say more than the ratings.").format(fit.describe()))
@@ -883,12 +890,14 @@ def _tournament(ctx: Context, section: Section) -> None:
                 "{} and {} are not distinguishable in the tournament: {} is rated {:.0f} Elo "
                 "above (95% CI {:+.0f} to {:+.0f}).").format(
                 code(better), code(worse), code(better), diff, low, high),
-                label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0)
+                label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0,
+                n=2 * result.n, n_unit=f"{unit} per pair", mode="head to head, tournament")
             continue
         ctx.claim(section, Markup(
             "{} is rated {:.0f} Elo above {} (95% CI {:.0f} to {:.0f}), over {:,} {} per "
             "pair.").format(code(better), diff, code(worse), low, high, 2 * result.n, unit),
-            label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0)
+            label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0,
+            n=2 * result.n, n_unit=f"{unit} per pair", mode="head to head, tournament")
     _modes_against_tournament(ctx, section, result, pairs)
     top = result.ratings[0]
     top_low, top_high = scale_interval(top["rating"], top["low"], top["high"], fit.scale)
@@ -1164,7 +1173,8 @@ def _head_to_head(ctx: Context, section: Section) -> None:
                     label=(f"{row['variant_rules']} vs {row['baseline_rules']}: effect with "
                            f"{row['strategy_1']} minus with {row['strategy_2']} (hands)"),
                     effect=row["did"], low=row["did_low"], high=row["did_high"],
-                    p=row["did_p"], unit=" points per side and hand")
+                    p=row["did_p"], unit=" points per side and hand", n=row["n"],
+                    n_unit="shared deals", mode="self-play, independent hands")
 
 
 def _pair_speaks(row, key, balanced: set, mirrors: set) -> bool:
@@ -1241,7 +1251,8 @@ def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
              f"{row['metric'].replace('_', ' ')} ({row['mode']})")
     claim = {"label": label, "effect": row["diff"], "low": row["diff_low"],
              "high": row["diff_high"], "p": row["diff_p"], "unit": unit, "scale": scale,
-             "digits": digits}
+             "digits": digits, "n": row["n"], "n_unit": units,
+             "mode": f"head to head, {MODE_WORDS_SHORT[row['mode']]}"}
     if row["diff_low"] <= 0 <= row["diff_high"]:
         ctx.claim(section, Markup(
             "Under {}, in {}, {} and {} are not distinguishable head to head ({} {}: "
@@ -1277,7 +1288,8 @@ def _claim_head_to_head(ctx: Context, section: Section, row, rules) -> None:
                   f"{row['metric'].replace('_', ' ')} ({row['mode']})",
             effect=row["seat_advantage"], low=row["seat_advantage_low"],
             high=row["seat_advantage_high"], p=row["seat_advantage_p"], unit=unit, scale=scale,
-            digits=digits)
+            digits=digits, n=row["n"], n_unit=units,
+            mode=f"head to head, {MODE_WORDS_SHORT[row['mode']]}")
 
 
 def _first_seats(rules) -> str:
@@ -1330,4 +1342,5 @@ def _claim_did(ctx: Context, section: Section, row) -> None:
                f"{row['baseline_rules']}{balanced}, {row['metric'].replace('_', ' ')} "
                f"({row['mode']})"),
         effect=row["did"], low=row["did_low"], high=row["did_high"], p=row["did_p"], unit=unit,
-        scale=scale, digits=digits)
+        scale=scale, digits=digits, n=row["n"] if row["pairing"] == "paired" else None,
+        n_unit=units, mode=f"head to head, {MODE_WORDS_SHORT[row['mode']]}")
