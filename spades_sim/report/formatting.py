@@ -107,9 +107,15 @@ def _shown_order(frame: pd.DataFrame) -> list[str]:
 
 def is_answer(header: str, numeric: bool, position: int, leading: int) -> bool:
     """Whether a column of the page's table gives the answer: a leading name that identifies
-    the row (``position < leading``), an estimate with its interval, or an adjusted p-value.
-    The layout keeps these in view at 1280 px without scrolling sideways."""
-    return position < leading or header.endswith("(95% CI)") or "adjusted" in header
+    the row (``position < leading``), an estimate with its interval, or an adjusted p-value
+    (not an unadjusted one). The layout keeps these in view at 1280 px without scrolling
+    sideways.
+
+    >>> is_answer("p_adjusted", True, 5, 1), is_answer("diff_p (unadjusted)", True, 5, 1)
+    (True, False)
+    """
+    return (position < leading or header.endswith("(95% CI)")
+            or ("adjusted" in header and "unadjusted" not in header))
 
 
 def display_table(frame: pd.DataFrame) -> tuple[list, list, list]:
