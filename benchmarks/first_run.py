@@ -54,9 +54,11 @@ def _timed(command: list[str], cwd: Path, env: dict) -> tuple[float, float, str]
     return seconds, int(peak.group(1)) / 1024 if peak else float("nan"), done.stderr[-600:]
 
 
-def _record(what: str, seconds: float, peak: float, note: str = "") -> None:
+def _record(what: str, seconds: float, peak: float, note: str = "", *, commit: str) -> None:
+    """Append one measurement, stamped with the commit the clone was made at (this checkout's
+    HEAD may move on while the measurement runs)."""
     publish({"benchmark": "first_run", "what": what, "seconds": round(seconds, 1),
-             "peak_mb": round(peak), "note": note, **stamp()})
+             "peak_mb": round(peak), "note": note, **stamp(), "commit": commit})
 
 
 def main(argv=None) -> int:
@@ -69,17 +71,19 @@ def main(argv=None) -> int:
     try:
         clone = work / "clone"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, check=True,
+                                capture_output=True, text=True).stdout.strip()
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("NUMBA_", "VIRTUAL_ENV", "SPADES_SIM_"))}
         env["XDG_CACHE_HOME"] = str(work / "cache")  # (an empty numba cache for the toolkit)
         if args.only != "uses":
             seconds, peak, _ = _timed(["make", "run"], clone, env)
             _record("make run (fresh clone, empty numba cache)", seconds, peak,
-                    "creates .venv, installs, compiles, plays and reports")
+                    "creates .venv, installs, compiles, plays and reports", commit=commit)
         if args.only in (None, "make"):
             shutil.rmtree(work / "cache", ignore_errors=True)
             seconds, peak, _ = _timed(["make", "test"], clone, env)
-            _record("make test (empty numba cache)", seconds, peak)
+            _record("make test (empty numba cache)", seconds, peak, commit=commit)
         if args.only == "uses":
             subprocess.run(["make", "setup"], cwd=clone, env=env, check=True,
                            capture_output=True)
@@ -89,7 +93,7 @@ def main(argv=None) -> int:
                 seconds, peak, tail = _timed([str(clone / ".venv/bin/spades-sim"), *command],
                                              clone, env)
                 said = [line for line in tail.splitlines() if "compiling" in line]
-                _record(what, seconds, peak, said[0] if said else "")
+                _record(what, seconds, peak, said[0] if said else "", commit=commit)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
