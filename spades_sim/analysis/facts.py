@@ -96,8 +96,12 @@ def blind_nil_games(frame: pd.DataFrame) -> pd.DataFrame:
                             "score_before", "score_delta"], "blind_nil_games")
     games = frame.loc[frame["game_id"].to_numpy() >= 0]
     records = []
-    for name in dict.fromkeys(games["config"].astype(str)):
-        rows = games.loc[games["config"].astype(str).to_numpy() == name]
+    # (the configurations in order of appearance and each row's index among them, factorised
+    # once: comparing the whole column as text for every configuration is slow)
+    which, names = pd.factorize(games["config"], sort=False)
+    for index, name in enumerate(names):
+        name = str(name)
+        rows = games.loc[which == index]
         game = _codes(rows, _GAME)
         n_games = int(game.max()) + 1
         blind = (rows["nil"].to_numpy(dtype=bool) & rows["blind"].to_numpy(dtype=bool))
@@ -142,8 +146,10 @@ def game_facts(frame: pd.DataFrame, bag_limits: dict | None = None) -> list[dict
     games = frame.loc[frame["game_id"].to_numpy() >= 0]
     facts = []
     blind = blind_nil_games(games).set_index("config") if len(games) else None
-    for name in dict.fromkeys(games["config"].astype(str)):
-        rows = games.loc[games["config"].astype(str).to_numpy() == name]
+    which, names = pd.factorize(games["config"], sort=False)
+    for index, name in enumerate(names):
+        name = str(name)
+        rows = games.loc[which == index]
         sides = _side_rows(rows)
         game = _codes(sides, _GAME)
         n_games = int(game.max()) + 1
@@ -179,8 +185,10 @@ def contract_facts(frame: pd.DataFrame, mode: str = "hands") -> list[dict]:
     require_columns(frame, ["config", "duplicate", "game_id", "hand_id", "seat", "side",
                             "side_contract", "side_taken"], "contract_facts")
     facts = []
-    for name in dict.fromkeys(frame["config"].astype(str)):
-        sides = _side_rows(frame.loc[frame["config"].astype(str).to_numpy() == name])
+    which, names = pd.factorize(frame["config"], sort=False)
+    for index, name in enumerate(names):
+        name = str(name)
+        sides = _side_rows(frame.loc[which == index])
         deal = _codes(sides, ["duplicate", "game_id", "hand_id"])
         contract = sides["side_contract"].to_numpy(np.int64)
         big = contract >= 10
