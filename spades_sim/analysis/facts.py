@@ -57,6 +57,14 @@ def _margins(sides: pd.DataFrame, deal) -> tuple[np.ndarray, np.ndarray]:
     return margin, (best_other - before).astype(float)
 
 
+def _by_config(frame: pd.DataFrame):
+    """``(name, rows)`` of each configuration, in order of appearance (the column factorised
+    once: comparing it as text for every configuration is slow)."""
+    which, names = pd.factorize(frame["config"], sort=False)
+    for index, name in enumerate(names):
+        yield str(name), frame.loc[which == index]
+
+
 def blind_nil_games(frame: pd.DataFrame) -> pd.DataFrame:
     """Blind nil in whole games, per configuration: how often it is bid, how often made, and
     what the side-hands that bid it scored.
@@ -96,12 +104,7 @@ def blind_nil_games(frame: pd.DataFrame) -> pd.DataFrame:
                             "score_before", "score_delta"], "blind_nil_games")
     games = frame.loc[frame["game_id"].to_numpy() >= 0]
     records = []
-    # (the configurations in order of appearance and each row's index among them, factorised
-    # once: comparing the whole column as text for every configuration is slow)
-    which, names = pd.factorize(games["config"], sort=False)
-    for index, name in enumerate(names):
-        name = str(name)
-        rows = games.loc[which == index]
+    for name, rows in _by_config(games):
         game = _codes(rows, _GAME)
         n_games = int(game.max()) + 1
         blind = (rows["nil"].to_numpy(dtype=bool) & rows["blind"].to_numpy(dtype=bool))
@@ -146,10 +149,7 @@ def game_facts(frame: pd.DataFrame, bag_limits: dict | None = None) -> list[dict
     games = frame.loc[frame["game_id"].to_numpy() >= 0]
     facts = []
     blind = blind_nil_games(games).set_index("config") if len(games) else None
-    which, names = pd.factorize(games["config"], sort=False)
-    for index, name in enumerate(names):
-        name = str(name)
-        rows = games.loc[which == index]
+    for name, rows in _by_config(games):
         sides = _side_rows(rows)
         game = _codes(sides, _GAME)
         n_games = int(game.max()) + 1
@@ -185,10 +185,8 @@ def contract_facts(frame: pd.DataFrame, mode: str = "hands") -> list[dict]:
     require_columns(frame, ["config", "duplicate", "game_id", "hand_id", "seat", "side",
                             "side_contract", "side_taken"], "contract_facts")
     facts = []
-    which, names = pd.factorize(frame["config"], sort=False)
-    for index, name in enumerate(names):
-        name = str(name)
-        sides = _side_rows(frame.loc[which == index])
+    for name, rows in _by_config(frame):
+        sides = _side_rows(rows)
         deal = _codes(sides, ["duplicate", "game_id", "hand_id"])
         contract = sides["side_contract"].to_numpy(np.int64)
         big = contract >= 10
