@@ -37,7 +37,7 @@ from .match import (
     scored_match,
     slug,
 )
-from .ratings import ELO, Fit, bradley_terry, goodness_of_fit
+from .ratings import ELO, Fit, bradley_terry, goodness_of_fit, scale_interval
 from .split import format_splits, split_to_dict
 
 SUMMARY = "tournament.json"
@@ -153,12 +153,13 @@ def tournament_ratings(strategies, matches) -> tuple[list[dict], np.ndarray]:
     mean over its opponents of its mean score difference per board against them.
     """
     wins, ties, matrix = _pair_counts(strategies, matches)
-    dispersion = goodness_of_fit(wins, ties, bradley_terry(wins, ties).rating).dispersion
-    fit = bradley_terry(wins, ties, dispersion=dispersion)
+    fit = bradley_terry(wins, ties)
+    scale = goodness_of_fit(wins, ties, fit.rating).scale
     rows = []
     for i, name in enumerate(strategies):
-        rows.append({"strategy": name, "rating": float(fit.rating[i]), "low": float(fit.low[i]),
-                     "high": float(fit.high[i]), "games": int(wins[i].sum() + wins[:, i].sum()
+        low, high = scale_interval(fit.rating[i], fit.low[i], fit.high[i], scale)
+        rows.append({"strategy": name, "rating": float(fit.rating[i]), "low": float(low),
+                     "high": float(high), "games": int(wins[i].sum() + wins[:, i].sum()
                                                               + ties[i].sum()),
                      "wins": int(wins[i].sum()), "losses": int(wins[:, i].sum()),
                      "ties": int(ties[i].sum()), "mean_diff": float(np.nanmean(matrix[i]))})

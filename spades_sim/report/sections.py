@@ -49,7 +49,6 @@ from ..analysis.winprob import (
     win_probability_by_lead,
 )
 from ..evaluate import rating_difference
-from ..evaluate.ratings import scale_interval
 from ..experiment.counterfactual import is_number_line
 from ..run import load_run, read_meta
 from .examples import add_example_hands
@@ -816,10 +815,8 @@ def _tournament(ctx: Context, section: Section) -> None:
     ratings = ratings[["rank", "strategy", "rating", "low", "high", "games", "wins", "losses",
                        "ties", "mean_diff"]].rename(
         columns={"low": "rating_low", "high": "rating_high", "games": unit})
-    # The games of a pair vary more than one strength per strategy allows: the intervals are
-    # widened by the square root of the dispersion (evaluate/ratings.py).
-    ratings["rating_low"], ratings["rating_high"] = scale_interval(
-        ratings["rating"], ratings["rating_low"], ratings["rating_high"], fit.scale)
+    # (the intervals come widened by the square root of the dispersion: the games of a pair
+    # vary more than one strength per strategy allows; evaluate/tournament.py)
     rank = {row["strategy"]: row["rank"] for row in result.ratings}
     rows = []
     for m in result.matches:  # each pair once, the better-rated strategy first
@@ -883,7 +880,6 @@ def _tournament(ctx: Context, section: Section) -> None:
     ranked = [row["strategy"] for row in result.ratings]
     for better, worse in zip(ranked, ranked[1:]):
         diff, low, high = rating_difference(result.strategies, result.matches, better, worse)
-        low, high = scale_interval(diff, low, high, fit.scale)
         label = f"{better} vs {worse}: rating (tournament)"
         if low <= 0:
             ctx.claim(section, Markup(
@@ -900,7 +896,7 @@ def _tournament(ctx: Context, section: Section) -> None:
             n=2 * result.n, n_unit=f"{unit} per pair", mode="head to head, tournament")
     _modes_against_tournament(ctx, section, result, pairs)
     top = result.ratings[0]
-    top_low, top_high = scale_interval(top["rating"], top["low"], top["high"], fit.scale)
+    top_low, top_high = top["low"], top["high"]
     section.findings.append(Markup(
         "{} rates best ({:+.0f} Elo, 95% CI {:+.0f} to {:+.0f}): it wins {:,} of its {:,} {} "
         "and scores {:+.1f} points per board more than its opponents on average.").format(
