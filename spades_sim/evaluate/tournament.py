@@ -122,15 +122,17 @@ def tournament_fit(strategies, matches) -> Fit:
 
 
 def rating_difference(strategies, matches, first: str, second: str,
-                      prior_ties: float = 1.0) -> tuple[float, float, float]:
+                      prior_ties: float = 1.0, scale: float | None = None
+                      ) -> tuple[float, float, float]:
     """The Bradley-Terry rating of ``first`` minus that of ``second`` (Elo scale) with its 95%
     interval ``(diff, low, high)``, from the covariance of the fitted log-strengths (the
     pseudo-inverse of the Fisher information, as in ``ratings.bradley_terry``), widened by the
     square root of the model's dispersion when the results vary more than it allows
-    (``Fit.scale``)."""
+    (``scale``: the matches' ``Fit.scale`` by default)."""
     wins, ties, _ = _pair_counts(strategies, matches)
     fit = bradley_terry(wins, ties, prior_ties=prior_ties)
-    scale = goodness_of_fit(wins, ties, fit.rating).scale
+    if scale is None:
+        scale = goodness_of_fit(wins, ties, fit.rating).scale
     strength = np.exp(fit.rating / ELO)
     off = ~np.eye(len(strategies), dtype=bool)
     trials = np.where(off, wins + wins.T + ties + prior_ties, 0.0)
@@ -144,17 +146,20 @@ def rating_difference(strategies, matches, first: str, second: str,
     return diff, diff - half, diff + half
 
 
-def tournament_ratings(strategies, matches) -> tuple[list[dict], np.ndarray]:
+def tournament_ratings(strategies, matches, scale: float | None = None
+                       ) -> tuple[list[dict], np.ndarray]:
     """Ratings and the mean-difference matrix from the pairwise matches of ``strategies``.
 
     Bradley-Terry on the per-game (per-hand) wins, ties half to each, one virtual tie per
     pair (see ``ratings.bradley_terry``), the intervals widened for the model's dispersion
-    (``Fit.scale``: the games are not independent trials); ``mean_diff`` of a strategy is the
+    (``scale``, by default the matches' ``Fit.scale``: the games are not independent trials;
+    :func:`tournament_fit`); ``mean_diff`` of a strategy is the
     mean over its opponents of its mean score difference per board against them.
     """
     wins, ties, matrix = _pair_counts(strategies, matches)
     fit = bradley_terry(wins, ties)
-    scale = goodness_of_fit(wins, ties, fit.rating).scale
+    if scale is None:
+        scale = goodness_of_fit(wins, ties, fit.rating).scale
     rows = []
     for i, name in enumerate(strategies):
         low, high = scale_interval(fit.rating[i], fit.low[i], fit.high[i], scale)
@@ -203,9 +208,10 @@ def load_tournament(out) -> TournamentResult:
     for (i, j, folder), entry in zip(pairs, entries):
         said = _said_match(path, entry, names[i], names[j])
         matches.append(_verified_match(path, folder, said, rules, unit, count, seed))
-    ratings, matrix = tournament_ratings(names, matches)
+    fit = tournament_fit(names, matches)
+    ratings, matrix = tournament_ratings(names, matches, scale=fit.scale)
     return TournamentResult(names, rules, unit, count, seed, str(Path(out).resolve()),
-                            matches, ratings, matrix)
+                            matches, ratings, matrix, fit)
 
 
 def _summary_head(path: Path, data) -> tuple:
@@ -360,9 +366,10 @@ def tournament(strategies, rules: Rules | str = "classic", *, n_games: int | Non
                       f"{done.mean_diff:+.1f} [{done.ci95[0]:+.1f}, {done.ci95[1]:+.1f}] a "
                       f"board, {time.perf_counter() - begun:.1f} s"
                       + (f"; about {left:.0f} s left" if k < len(pairs) else ""))
-    ratings, matrix = tournament_ratings(names, matches)
+    fit = tournament_fit(names, matches)
+    ratings, matrix = tournament_ratings(names, matches, scale=fit.scale)
     result = TournamentResult(names, rules_name, unit, count, seed, str(out.resolve()),
-                              matches, ratings, matrix)
+                              matches, ratings, matrix, fit)
     (out / SUMMARY).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
     return result
 

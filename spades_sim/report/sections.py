@@ -879,7 +879,8 @@ def _tournament(ctx: Context, section: Section) -> None:
         return
     ranked = [row["strategy"] for row in result.ratings]
     for better, worse in zip(ranked, ranked[1:]):
-        diff, low, high = rating_difference(result.strategies, result.matches, better, worse)
+        diff, low, high = rating_difference(result.strategies, result.matches, better, worse,
+                                            scale=fit.scale)
         label = f"{better} vs {worse}: rating (tournament)"
         if low <= 0:
             ctx.claim(section, Markup(
