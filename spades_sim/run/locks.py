@@ -188,19 +188,36 @@ def live_writers(out) -> list[dict]:
     for name in names:
         if not WRITER_RE.fullmatch(name):
             continue
-        try:
-            fd = os.open(Path(out) / name, os.O_RDONLY | os.O_NONBLOCK)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            live.append(_lock_info(fd))
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+        state, info = _probe(Path(out) / name, os.O_RDONLY | os.O_NONBLOCK)
+        if state == "held":
+            live.append(info)
     return live
+
+
+def _probe(path: Path, flags: int, remove_free: bool = False) -> tuple[str, dict | None]:
+    """Whether someone holds the lock file at ``path``: ``("held", info)``, ``("free", None)``
+    when nobody does, or ``("unknown", None)`` when the file cannot be opened or tested. With
+    ``remove_free`` a free lock file is removed while the shared lock is still held, so no
+    writer can take it between the test and the removal."""
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return "unknown", None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return "held", _lock_info(fd)
+    except OSError:
+        return "unknown", None
+    else:
+        if remove_free:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        return "free", None
+    finally:
+        os.close(fd)
 
 
 def _busy(out: Path, info: dict) -> RunError:
@@ -219,22 +236,9 @@ def _live_writers(out: Path, exclude: str) -> list[dict]:
     for path in sorted(out.glob(".writer-*-of-*.lock")):
         if path.name == exclude or not WRITER_RE.fullmatch(path.name):
             continue
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            live.append(_lock_info(fd))
-        except OSError:
-            pass
-        else:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-        os.close(fd)
+        state, info = _probe(path, os.O_RDONLY, remove_free=True)
+        if state == "held":
+            live.append(info)
     return live
 
 
