@@ -102,3 +102,23 @@ def test_they_load_from_the_command_line(capsys):
         assert main(["match", spec, "heuristic", "--rules", "classic", "--hands", "8",
                      "--seed", "1", "--jobs", "1", "--json"]) == 0
         assert spec.split(":")[1] in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", list(PLAYERS))
+def test_the_top_spade_is_a_sure_winner_in_either_deck(name):
+    """Each player's ``is_master``: the ace of spades is the top trump of a standard deck; in
+    the jokers deck it is not while a joker is out."""
+    import sys
+
+    from spades_sim.game import Hand
+
+    module = sys.modules[load(PLAYERS[name]).cls.__module__]
+    for rules_name, expected in (("classic", True), ("jokers", False)):
+        rules = preset(rules_name)
+        deck = [card for card in range(54 if rules.deck == "jokers" else 52)
+                if rules.deck != "jokers" or card not in (0, 13)]  # (2C, 2D out with jokers)
+        deck.remove(51)
+        hands = [[51] + deck[:12]] + [deck[12 + 13 * k:25 + 13 * k] for k in range(3)]
+        obs = Hand.from_cards(rules, hands).observation(0)
+        assert module.is_master(51, obs) is expected
+        assert module.is_master(12, obs) is True  # the ace of clubs, whoever holds it

@@ -50,7 +50,10 @@ def beats(card, best):
 def is_master(card, obs):
     """Whether no card that beats ``card`` in its own suit is still out (unseen by the seat)."""
     seen = obs.played | obs.hand
-    top = 53 if card >= 39 else 13 * suit_of(card) + 12
+    if card >= 39:
+        top = 53 if obs.rules.deck == "jokers" else 51  # (the big joker tops the jokers deck)
+    else:
+        top = 13 * suit_of(card) + 12
     return all(seen >> higher & 1 for higher in range(card + 1, top + 1))
 
 
