@@ -74,6 +74,30 @@ def test_every_choice_is_legal_under_every_preset(name, rules_name):
     assert made[BID] >= 3 * rules.players and made[PLAY] >= 3 * rules.players * 10
 
 
+# Variants beyond the presets, each field away from classic at least once.
+VARIANTS = [
+    {"nil": False, "blind_nil": False},
+    {"nil_exchange": 2, "min_team_bid": 4, "misdeal_redeal": True},
+    {"bag_penalty": 0, "spades_lead": "anytime", "first_leader": "two_of_clubs"},
+    {"bag_limit": 0, "spades_lead": "after_first_trick", "broken_by_forced_lead": False},
+    {"blind_bids": True, "blind_bid_min_deficit": 0, "blind_nil_min_deficit": 50,
+     "bid_bump": True, "bids_total_not_tricks": True},
+    {"double_nil": "fixed", "failed_nil_tricks": "count_toward_bid",
+     "set_penalty": "per_trick_short", "ten_for_two_hundred": True, "overtrick_points": 0},
+    {"mercy": -100, "target": 250, "blind_nil_exchange": 0},
+    {"max_hands": 1},
+]
+
+
+@pytest.mark.parametrize("overrides", VARIANTS, ids=lambda o: ",".join(o))
+@pytest.mark.parametrize("name", list(PLAYERS))
+def test_every_choice_is_legal_under_other_variants(name, overrides):
+    plugin = load(PLAYERS[name])
+    rules = preset("classic", **overrides)
+    made = _drive(Game(rules, seed=12, game_id=0), [plugin.cls() for _ in range(4)], 2000)
+    assert made[BID] >= 4 and made[PLAY] >= 4 * 13
+
+
 @pytest.mark.parametrize("name", list(PLAYERS))
 def test_tunable_parameters_are_constructor_arguments_within_their_bounds(name):
     plugin = load(PLAYERS[name])
