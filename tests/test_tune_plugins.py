@@ -154,6 +154,7 @@ def test_a_numba_plugin_tunes_its_params(tmp_path):
                   out=tmp_path / "run")
     strategy = parse_strategy(result.spec)
     assert isinstance(strategy, PluginStrategy) and -2 <= strategy.params["bias"] <= 2
+    assert isinstance(strategy.params["bias"], int)  # (its tunable says whole numbers)
     assert load(strategy).params()[0] == strategy.params["bias"]  # the engine's vector
     assert json.loads((tmp_path / "run" / "settings.json").read_text())["params"][0][
         "name"] == "bias"
@@ -162,20 +163,28 @@ def test_a_numba_plugin_tunes_its_params(tmp_path):
 
 # -- errors --------------------------------------------------------------------------------
 @pytest.mark.parametrize("family, params, start, words", [
-    (NUMBA, None, None, "declares no search bounds for it"),
     (NUMBA, ["nosuch=0:1"], None, "has no such parameter"),
     (COUNTER, ["nosuch"], None, "has no such parameter"),
     (COUNTER, ["bias=1:0"], None, "LOW must be below HIGH"),
     (COUNTER, ["bias", "bias"], None, "given twice"),
     (COUNTER, None, CHASER, "expected a spec of the plug-in"),
     (COUNTER, None, f"{COUNTER}:bias=x", "not a number"),
-    (f"{EXAMPLES / 'counter_python.py'}:Counter", None, None, "declares no tunable"),
+    (f"{EXAMPLES / 'random_python.py'}:RandomPython", None, None, "declares no tunable"),
     (f"{EXAMPLES / 'nosuch.py'}:Counter", None, None, "no file"),
 ])
 def test_bad_plugin_spaces_are_one_line_errors(family, params, start, words):
     with pytest.raises(StrategyError) as error:
         build_space(family, params, start)
     assert words in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_numba_plugin_without_tunable_needs_bounds(monkeypatch):
+    cls = load(NUMBA).cls
+    monkeypatch.delattr(cls, "tunable")
+    with pytest.raises(StrategyError, match="declares no search bounds for it") as error:
+        build_space(NUMBA)
+    assert "--param bias=LOW:HIGH" in str(error.value) and "\n" not in str(error.value)
+    assert build_space(NUMBA, ["bias=-1:1"]).dimensions[0].integer is False
 
 
 @pytest.mark.parametrize("tunable, words", [
