@@ -121,10 +121,11 @@ def test_they_play_whole_games_through_the_framework(rules_name):
         assert diffs.shape == (1,) and np.isfinite(diffs).all()
 
 
-def test_they_load_from_the_command_line(capsys):
-    for spec in PLAYERS.values():
+def test_they_load_from_the_command_line(capsys, tmp_path):
+    for name, spec in PLAYERS.items():
         assert main(["match", spec, "heuristic", "--rules", "classic", "--hands", "8",
-                     "--seed", "1", "--jobs", "1", "--json"]) == 0
+                     "--seed", "1", "--jobs", "1", "--json", "--out",
+                     str(tmp_path / name)]) == 0
         assert spec.split(":")[1] in capsys.readouterr().out
 
 
