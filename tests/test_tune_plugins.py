@@ -136,6 +136,13 @@ def test_a_plugin_tuning_resumes_to_an_uninterrupted_end(plugin_tuned, tmp_path)
     assert _result(out) == _result(whole)
 
 
+def test_two_jobs_give_what_one_gives_for_a_plugin(plugin_tuned, tmp_path):
+    _, whole = plugin_tuned
+    out = tmp_path / "run"
+    tune(COUNTER, "classic", out=out, objective="worst", jobs=2, **PLUGIN)
+    assert _records(out) == _records(whole)[:2]
+
+
 def test_an_edited_plugin_is_another_tuning(plugin_tuned, tmp_path):
     source = tmp_path / "mine.py"
     source.write_text((EXAMPLES / "trick_counter.py").read_text())
