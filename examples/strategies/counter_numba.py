@@ -112,5 +112,6 @@ def play(view, params, rng):
 
 class CounterNumba:
     params = {"bias": 0.0}
+    tunable = {"bias": (-2, 3, "int")}  # (bid adds int(bias): whole numbers are what differ)
     bid = bid
     play = play

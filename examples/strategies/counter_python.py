@@ -42,6 +42,8 @@ def estimate(cards):
 
 
 class Counter:
+    tunable = {"bias": (-2, 3, "int")}  # what `spades-sim tune` may search (docs/strategies.md)
+
     def __init__(self, bias=0):
         self.bias = bias
 

@@ -222,16 +222,21 @@ def _add_tune(sub) -> None:
                           "against opponents (docs/tuning.md)")
     tune.add_argument("family", metavar="FAMILY",
                       help="a built-in kind or preset to tune (heuristic, mc, random, "
-                           "aggressive, ...)")
+                           "aggressive, ...), or a plug-in SOURCE:CLASS[:name=value,...] "
+                           "(its tunable parameters: docs/strategies.md)")
     add_rules(tune)
     tune.add_argument("--against", action="append", required=True, metavar="SPEC",
-                      help="an opponent strategy (repeatable: the objective is the mean over "
-                           "them)")
+                      help="an opponent strategy: a built-in name, a preset or a plug-in "
+                           "(repeatable: the objective is taken over them)")
+    tune.add_argument("--objective", choices=("mean", "worst"), default="mean",
+                      help="what is maximised over the opponents: the mean of the mean "
+                           "differences per board (default), or the worst of them")
     tune.add_argument("--param", action="append", metavar="NAME[=LOW:HIGH]",
                       help="a parameter to tune, with its search bounds (repeatable; default: "
                            "the family's default set)")
     tune.add_argument("--start", metavar="SPEC",
-                      help="the starting strategy, of the family's kind (default the family)")
+                      help="the starting strategy, of the family's kind or the same plug-in "
+                           "(default the family)")
     tune.add_argument("--generations", type=units_type, default=20,
                       help="CMA-ES generations (default 20); a rerun with more continues")
     tune.add_argument("--popsize", type=units_type, default=None,

@@ -409,7 +409,7 @@ def cmd_tune(args):
     result = tune(args.family, args.rules, against=args.against, rule_overrides=args.rule,
                   params=args.param, start=args.start, generations=args.generations,
                   popsize=args.popsize, boards=args.boards, holdout_boards=args.holdout_boards,
-                  seed=args.seed, sigma=args.sigma, jobs=args.jobs,
+                  seed=args.seed, sigma=args.sigma, objective=args.objective, jobs=args.jobs,
                   backend=args.backend or "loky", scheduler=args.scheduler, out=args.out,
                   quiet=args.quiet)
     print(json.dumps(result.to_dict(), allow_nan=False) if args.json else format_result(result))

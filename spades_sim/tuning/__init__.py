@@ -1,9 +1,11 @@
-"""Tuning a built-in strategy family's parameters with CMA-ES (``spades-sim tune``).
+"""Tuning a strategy family's parameters with CMA-ES (``spades-sim tune``): a built-in kind or
+preset, or a plug-in that declares its tunable parameters.
 
-``space`` holds the search space (which parameters, which bounds), ``scoring`` how a candidate
-is scored (duplicate whole games on common deals) and the seeds, ``workers`` where the games
-are played, ``search`` the resumable search and ``output`` the files it leaves
-(docs/tuning.md).
+``space`` holds the search space (which parameters, which bounds), ``plugin_space`` a
+plug-in's (its ``tunable`` attribute, a numba plug-in's ``params``), ``scoring`` how a
+candidate is scored (duplicate whole games on common deals, the mean or the worst over the
+opponents) and the seeds, ``workers`` where the games are played, ``search`` the resumable
+search and ``output`` the files it leaves (docs/tuning.md).
 """
 
 from .output import format_result

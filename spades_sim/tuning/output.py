@@ -14,7 +14,9 @@ import json
 from pathlib import Path
 
 from ..analysis.plots import PALETTE
+from ..core.errors import StrategyError
 from ..core.strategies import format_number
+from .scoring import OBJECTIVES, objective_score
 from .search import TuneResult, atomic_write
 from .space import build_space
 
@@ -102,6 +104,7 @@ def report_html(result: TuneResult, rules) -> str:
         ("tuned spec", result.spec),
         ("rules", rules_text),
         ("opponents", ", ".join(settings["against"])),
+        ("objective", settings["objective"]),
         ("seatings per board", seats),
         ("generations", f"{result.generations} x {result.popsize} candidates, "
                         f"{settings['boards']:,} boards per candidate and opponent"
@@ -157,16 +160,42 @@ def command_line(result: TuneResult, rules) -> str:
     parts = ["spades-sim tune", result.family, "--rules", rules.preset_name]
     parts += [f"--rule {key}={_rule_text(value)}" for key, value in rules.overrides().items()]
     parts += [f"--against '{spec}'" for spec in settings["against"]]
-    if settings["params"] != build_space(result.family, start=settings["start"]).to_dict()[
-            "params"]:  # (the default set with its default bounds goes without saying)
+    if _objective(settings) != "mean":
+        parts.append(f"--objective {_objective(settings)}")
+    default = _space_or_none(result.family, settings["start"])
+    if default is None or settings["params"] != default.to_dict()["params"]:
+        # (the default set with its default bounds goes without saying)
         parts += [f"--param {p['name']}={format_number(p['low'])}:{format_number(p['high'])}"
                   for p in settings["params"]]
-    if settings["start"] != result.family:
+    own = _space_or_none(result.family)
+    if own is None or settings["start"] != own.start.spec():  # (the family's own start)
         parts.append(f"--start '{settings['start']}'")
     parts += [f"--generations {result.generations}", f"--popsize {settings['popsize']}",
               f"--boards {settings['boards']}", f"--holdout-boards {settings['holdout_boards']}",
               f"--sigma {format_number(settings['sigma'])}", f"--seed {settings['seed']}"]
     return " ".join(parts)
+
+
+def _space_or_none(family: str, start=None):
+    """The family's default space, or None where it has none (a plug-in that declares no
+    bounds needs ``--param NAME=LOW:HIGH``)."""
+    try:
+        return build_space(family, start=start)
+    except StrategyError:
+        return None
+
+
+def _objective(settings: dict) -> str:
+    """The objective's name (``mean``, ``worst``) from its text in the settings."""
+    return next((name for name, text in OBJECTIVES.items() if text == settings["objective"]),
+                "mean")
+
+
+def holdout_objective(result: TuneResult) -> float:
+    """The tuning's objective applied to the held-out results (the mean, or the worst, of the
+    mean differences against each opponent)."""
+    against = {row["against"]: row["mean_diff"] for row in result.holdout}
+    return objective_score(against, _objective(result.settings)) if against else float("nan")
 
 
 def _rule_text(value) -> str:
@@ -186,5 +215,8 @@ def format_result(result: TuneResult) -> str:
     lines.append("held out (mean final-score difference per board, 95% CI):")
     for row in result.holdout:
         lines.append(f"  vs {row['against']}: {_interval(row)} over {row['boards']:,} boards")
+    if len(result.holdout) > 1:
+        lines.append(f"  objective ({_objective(result.settings)} over the opponents): "
+                     f"{holdout_objective(result):+.2f}")
     lines.append(f"results: {result.out} ({TUNED}, {RESULT}, {REPORT})")
     return "\n".join(lines)

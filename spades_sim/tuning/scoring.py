@@ -11,6 +11,9 @@ Seeds: generation ``g`` of a tuning with seed ``S`` plays boards ``0 .. B - 1`` 
 :func:`generation_seed` ``(S, g)``, every candidate of the generation on the same boards
 (common random numbers), new boards each generation; the held-out evaluation plays boards of
 :func:`holdout_seed` ``(S)``, a seed no generation uses.
+
+A candidate's score over several opponents is the mean of its mean differences against each,
+or the worst of them (:func:`objective_score`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,14 @@ from ..core.seeding import check_seed
 # The spawn keys of the seeds derived from a tuning's seed (apart from the run streams' (0,)).
 _GENERATION_BRANCH = 1
 _HOLDOUT_BRANCH = 2
+
+# What a candidate's score is, over the opponents: the mean of its per-opponent results, or the
+# worst of them (a strategy that must lose to none). The text goes into settings.json; the
+# mean's is the one every tuning folder held before the choice existed, so those still resume.
+OBJECTIVES = {
+    "mean": "mean final-score difference per duplicate board",
+    "worst": "worst opponent's mean final-score difference per duplicate board",
+}
 
 
 def _derived(seed: int, *branch: int) -> int:
@@ -47,3 +58,14 @@ def generation_seed(seed: int, generation: int) -> int:
 def holdout_seed(seed: int) -> int:
     """The seed of the held-out boards of a tuning with ``seed``: no generation plays it."""
     return _derived(seed, _HOLDOUT_BRANCH)
+
+
+def objective_score(against: dict, objective: str) -> float:
+    """A candidate's score from its mean difference against each opponent.
+
+    >>> against = {"heuristic": 10.0, "cautious": -4.0}
+    >>> objective_score(against, "mean"), objective_score(against, "worst")
+    (3.0, -4.0)
+    """
+    values = list(against.values())
+    return float(np.mean(values)) if objective == "mean" else float(min(values))

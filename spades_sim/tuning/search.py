@@ -41,10 +41,11 @@ from ..core.limits import MAX_UNITS
 from ..core.rules import Rules, build_rules
 from ..core.seeding import check_seed
 from ..core.strategies import parse_strategy
-from ..game.plugins import check_plugins
+from ..game.plugins import check_plugins, plugin_sources_hash
 from ..run.dataset import write_atomic
 from ..run.locks import hold_lock
-from .scoring import generation_seed, holdout_seed
+from .plugin_space import is_plugin_family
+from .scoring import OBJECTIVES, generation_seed, holdout_seed, objective_score
 from .space import SCALE, Space, build_space
 from .workers import Workers, uses_search
 
@@ -222,11 +223,15 @@ def default_popsize(dimensions: int) -> int:
 
 
 def default_out(settings: dict) -> Path:
-    """``results/tune-FAMILY-RULES-sSEED-HASH``, the hash over every setting."""
+    """``results/tune-FAMILY-RULES-sSEED-HASH``, the hash over every setting (a plug-in's
+    FAMILY is its class name)."""
     tag = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:8]
     rules = settings["rules"] if isinstance(settings["rules"], str) \
         else settings["rules"]["preset"]
-    return Path("results") / f"tune-{settings['family']}-{rules}-s{settings['seed']}-{tag}"
+    family = settings["family"]
+    if is_plugin_family(family):
+        family = family.split(":")[1].strip()
+    return Path("results") / f"tune-{family}-{rules}-s{settings['seed']}-{tag}"
 
 
 def _rules(rules, overrides) -> Rules:
@@ -255,12 +260,16 @@ def _opponents(against) -> list:
 def tune(family: str, rules: Rules | str = "classic", *, against, rule_overrides=(),
          params=None, start=None, generations: int = 20, popsize: int | None = None,
          boards: int = 200, holdout_boards: int = 20_000, seed: int = 0,
-         sigma: float = DEFAULT_SIGMA, jobs: int = 1, backend: str = "loky",
-         scheduler: str | None = None, out=None, quiet: bool = True) -> TuneResult:
-    """Tune the parameters of ``family`` (a built-in kind or preset) with CMA-ES.
+         sigma: float = DEFAULT_SIGMA, objective: str = "mean", jobs: int = 1,
+         backend: str = "loky", scheduler: str | None = None, out=None,
+         quiet: bool = True) -> TuneResult:
+    """Tune the parameters of ``family`` (a built-in kind or preset, or a plug-in's
+    ``SOURCE:CLASS``: ``plugin_space.py``) with CMA-ES.
 
     ``rules``: a preset name (with ``rule_overrides``, ``"field=value"`` texts) or a Rules;
-    ``against``: one opponent spec or several (the objective is the mean over them);
+    ``against``: one opponent spec or several (built-in names, presets, plug-ins);
+    ``objective``: ``"mean"`` (the mean over the opponents of the mean difference per board)
+    or ``"worst"`` (the lowest of them);
     ``params``: ``NAME`` or ``NAME=LOW:HIGH`` texts (default: the kind's default set,
     ``space.DEFAULT_PARAMS``); ``start``: the starting strategy (default the family);
     ``generations``: the budget (a rerun with more continues); ``popsize``: candidates per
@@ -282,15 +291,19 @@ def tune(family: str, rules: Rules | str = "classic", *, against, rule_overrides
     seed = check_seed(seed)
     if not isinstance(sigma, (int, float)) or not 0 < sigma <= SCALE:
         raise TuneError(f"sigma {sigma!r}: expected a number in (0, {SCALE:g}]")
+    if objective not in OBJECTIVES:
+        raise TuneError(f"objective {objective!r}: expected one of {', '.join(OBJECTIVES)}")
     settings = {
         "family": family, "start": space.start.spec(), "rules": rules_obj.to_spec(),
         "players": rules_obj.players,
         "params": [dimension.to_dict() for dimension in space.dimensions],
         "against": [str(opponent) for opponent in opponents], "popsize": popsize,
         "boards": boards, "holdout_boards": holdout_boards, "seed": seed,
-        "sigma": float(sigma), "objective": "mean final-score difference per duplicate board",
-        "tuned": "cma-es mean",
+        "sigma": float(sigma), "objective": OBJECTIVES[objective], "tuned": "cma-es mean",
     }
+    sources = plugin_sources_hash([space.start, *opponents])
+    if sources:  # a plug-in's code is part of what was asked: a rerun after an edit is refused
+        settings["sources"] = sources
     out = Path(out) if out is not None else default_out(settings)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -298,11 +311,13 @@ def tune(family: str, rules: Rules | str = "classic", *, against, rule_overrides
         raise TuneError(f"{out}: cannot create the tuning folder ({error.strerror or error})")
     with hold_lock(out / LOCK, f"{out} (a tuning)"):  # one tuning writes a folder at a time
         return _tune_locked(out, settings, space, opponents, rules_obj, generations, popsize,
-                            boards, holdout_boards, seed, sigma, jobs, backend, scheduler, quiet)
+                            boards, holdout_boards, seed, sigma, objective, jobs, backend,
+                            scheduler, quiet)
 
 
 def _tune_locked(out, settings, space, opponents, rules_obj, generations, popsize, boards,
-                 holdout_boards, seed, sigma, jobs, backend, scheduler, quiet) -> TuneResult:
+                 holdout_boards, seed, sigma, objective, jobs, backend, scheduler,
+                 quiet) -> TuneResult:
     import cma
 
     search = uses_search([space.start, *opponents])
@@ -327,7 +342,8 @@ def _tune_locked(out, settings, space, opponents, rules_obj, generations, popsiz
     names = settings["against"]
     with workers:
         while state["generation"] < generations and not state["stop"]:
-            _generation(state, space, opponents, names, rules_obj, seed, boards, workers)
+            _generation(state, space, opponents, names, rules_obj, seed, boards, workers,
+                        objective)
             atomic_write(out / STATE, pickle.dumps(state))
             _write_history(out, state["records"], space, names)
             if not quiet:
@@ -343,7 +359,8 @@ def _tune_locked(out, settings, space, opponents, rules_obj, generations, popsiz
     return result
 
 
-def _generation(state, space, opponents, names, rules, seed, boards, workers) -> None:
+def _generation(state, space, opponents, names, rules, seed, boards, workers,
+                objective) -> None:
     """Play one generation and tell CMA-ES (the state is changed in place)."""
     started = time.perf_counter()
     generation = state["generation"]
@@ -357,7 +374,7 @@ def _generation(state, space, opponents, names, rules, seed, boards, workers) ->
     for index, candidate in enumerate(candidates):
         against = {name: float(diffs[index * len(opponents) + j].mean())
                    for j, name in enumerate(names)}
-        score = float(np.mean(list(against.values())))
+        score = objective_score(against, objective)
         scores.append(score)
         state["records"].append({"generation": generation, "candidate": index,
                                  "score": score, "params": space.values(points[index]),

@@ -136,8 +136,8 @@ def family_kind(family: str) -> str:
         return family
     if family in PRESETS:
         return PRESETS[family].kind
-    raise StrategyError(f"unknown family {family!r}: tune a built-in kind or preset; allowed: "
-                        f"{', '.join([*KINDS, *PRESETS])}")
+    raise StrategyError(f"unknown family {family!r}: tune a built-in kind or preset, or a "
+                        f"plug-in SOURCE:CLASS; allowed: {', '.join([*KINDS, *PRESETS])}")
 
 
 def parse_param(text: str) -> tuple[str, tuple[float, float] | None]:
@@ -186,12 +186,17 @@ def _dimension(family: str, name: str, bounds) -> Dimension:
 
 
 def build_space(family: str, params=None, start=None, rules: Rules | None = None) -> Space:
-    """The search space of ``family`` (a kind or preset name).
+    """The search space of ``family`` (a kind or preset name, or a plug-in's
+    ``SOURCE:CLASS``: ``plugin_space.build_plugin_space``).
 
     ``params``: ``--param`` texts (``NAME`` or ``NAME=LOW:HIGH``) or ``(name, bounds)`` pairs;
     none: the kind's :data:`DEFAULT_PARAMS`. ``start``: a strategy spec of the family's kind
     (default: the family itself). ``rules``: checked to be playable at both corners of the box.
     """
+    from .plugin_space import build_plugin_space, is_plugin_family  # (it builds on this module)
+
+    if is_plugin_family(family):
+        return build_plugin_space(family, params, start, rules)
     kind = family_kind(family)
     start_strategy = parse_strategy(start if start is not None else family)
     if not isinstance(start_strategy, Strategy) or start_strategy.kind.name != kind:
