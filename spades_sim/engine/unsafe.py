@@ -227,9 +227,9 @@ else:
 
 def entry_point(dispatcher, example):
     """The compiled entry point of ``dispatcher`` for the types of the arguments ``example``
-    (compiled, or loaded from the cache, by one call through the dispatcher)."""
+    (compiled, or loaded from the cache; nothing is run)."""
     if config.DISABLE_JIT:
         return dispatcher
-    dispatcher(*example)
     signature = tuple(dispatcher.typeof_pyval(value) for value in example)
+    dispatcher.compile(signature)
     return dispatcher.overloads[signature].entry_point

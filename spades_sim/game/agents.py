@@ -195,6 +195,12 @@ class PluginAgent:
         }
         self._passing: tuple | None = None
 
+    @property
+    def bids_and_plays_only(self) -> bool:
+        """Whether the plug-in makes only its bids and plays (its other choices are the
+        default heuristic's): such a seat can sit at an engine-stepped table (``fast.py``)."""
+        return all(self._methods[phase] is None for phase in (BLIND, BUMP, KEEP, PASS))
+
     def act(self, hand: Hand, legal_mask: int) -> int:
         phase = hand.phase
         if phase == PLAY:  # (the common case, the short way)

@@ -1,0 +1,118 @@
+"""The Python side of ``table.py``: a piece of a run whose Python seats decide between calls.
+
+:class:`MixedPiece` allocates the arrays of one piece (hands ``first ...`` or games
+``first ...``), converts the table's strategies once, and steps ``table.mixed_run_nb``:
+:meth:`MixedPiece.step` runs the engine until a Python seat must act (it returns the seat) or the
+piece is done (it returns -1); :meth:`MixedPiece.act` hands the seat's action back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import schema
+from ..core.view import VIEW_SIZE
+from .calls import kernel_strategies
+from .decide import TABLE_SIZE, table_nb
+from .search import SCRATCH_SIZE
+from .strategy_value import memo_table_nb
+from .table import (
+    S_ACTION,
+    S_ROW,
+    S_SEAT,
+    S_UNIT,
+    STATE_SIZE,
+    YIELD,
+    mixed_run_nb,
+)
+from .toolchain import announce_compile
+from .unsafe import entry_point
+
+GAMES_PER_CALL = 2048  # as ``calls.py``: bounds the hand arrays allocated at once
+MEAN_HANDS_PER_GAME = 24
+
+
+class MixedPiece:
+    """Hands (``games=False``) or games ``first .. first + count - 1`` of a run with stream keys
+    ``keys``; ``strategies`` one per seat (the default heuristic at a Python seat, whose other
+    choices are the heuristic's); ``python_seats`` the seats that decide in Python.
+
+    Attributes the caller reads while a seat acts: ``view`` (``core/view.py``, filled for that
+    seat), ``state`` and ``rng`` (``table.py``'s slots; ``rng[1]`` the play stream's state),
+    ``out`` (this batch's hand arrays, plays recorded) and ``first`` (the batch's first unit).
+    """
+
+    def __init__(self, rules, strategies, python_seats, keys, first: int, count: int,
+                 games: bool):
+        self.rules = rules
+        self.kernel_rules = rules.kernel_tuple()
+        kinds, params = kernel_strategies(strategies, rules)
+        self.table = np.zeros(TABLE_SIZE, dtype=np.int64)
+        table_nb(self.kernel_rules, kinds, params, self.table)
+        self.param_rows = np.ascontiguousarray(params, dtype=np.float64)
+        self.memo = memo_table_nb()
+        self.scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
+        self.played_by = np.zeros(4, dtype=np.int64)
+        self.python_mask = sum(1 << seat for seat in python_seats)
+        self.keys = (int(keys[0]), int(keys[1]))
+        self.games = games
+        self.view = np.zeros(VIEW_SIZE, dtype=np.int64)
+        self.deck = np.zeros(2 * 54, dtype=np.int64)
+        self.rng = np.zeros(3, dtype=np.uint64)
+        self.state = np.zeros(STATE_SIZE, dtype=np.int64)
+        self.next_first, self.end = first, first + count
+        self.hand_parts: list = []
+        self.game_parts: list = []
+        self._run = None
+        self._batch()
+
+    def _batch(self) -> None:
+        """Arrays for the next batch of units (all of them for hands)."""
+        self.first = self.next_first
+        count = self.end - self.first
+        if self.games:
+            count = min(count, GAMES_PER_CALL)
+            rows = max(count * MEAN_HANDS_PER_GAME, self.rules.hand_cap)
+        else:
+            rows = count
+        self.count = count
+        self.out = schema.allocate_hands(rows, True)
+        self.games_out = schema.allocate_games(count if self.games else 0)
+        self.state[:] = 0
+        self.state[S_ACTION] = -1
+
+    def _args(self) -> tuple:
+        return (self.kernel_rules, self.table, self.param_rows, self.memo, self.scratch,
+                self.played_by, np.uint64(self.keys[0]), np.uint64(self.keys[1]),
+                self.first, self.count, self.games, self.python_mask, self.out,
+                self.games_out, self.state, self.rng, self.view, self.deck)
+
+    def step(self) -> int:
+        """Run until a Python seat must act (its seat) or the piece is done (-1)."""
+        if self._run is None:
+            announce_compile("the hand loop stepped for Python seats", "one to two minutes",
+                             "table.py", "mixed_run_nb")
+            self._run = entry_point(mixed_run_nb, self._args())
+        while True:
+            if self._run(*self._args()) == YIELD:
+                return int(self.state[S_SEAT])
+            done = int(self.state[S_UNIT])
+            self.hand_parts.append(schema.take(self.out, int(self.state[S_ROW])))
+            if self.games:
+                self.game_parts.append(schema.take(self.games_out, done))
+            self.next_first = self.first + done
+            if self.next_first >= self.end:
+                return -1
+            self._batch()
+
+    def act(self, action: int) -> None:
+        """The action of the seat that must act (checked by the caller)."""
+        self.state[S_ACTION] = action
+
+    def result(self):
+        """The hand arrays (and, for games, the game arrays) of the whole piece."""
+        hands = schema.concat(self.hand_parts)
+        if not self.games:
+            return hands
+        return hands, schema.concat(self.game_parts)
+
