@@ -123,6 +123,36 @@ S_N_EXCHANGED = 52
 S_HAND_ID = 53  # the hand's id as the API numbers it (key index, or hand within the game)
 STATE_SIZE = 54
 
+# Columns of ``records`` (int64, a row per hand): the fields of ``core/schema.HandArrays``,
+# flat, so that a call takes one array, not the sixteen of the named tuple (each array an
+# argument costs a fraction of a microsecond, and a table with a Python seat calls the kernel
+# once per Python decision). ``mixed.py`` unpacks them.
+R_HAND_ID = 0
+R_GAME_ID = 1
+R_DEALER = 2
+R_FIRST_LEADER = 3
+R_HANDS = 4  # + seat
+R_BLIND = 8
+R_BIDS = 12
+R_BUMPED = 16
+R_TRICKS = 20
+R_SCORE_BEFORE = 24  # + side
+R_BAGS_BEFORE = 28
+R_SCORE_DELTA = 32
+R_BAGS_AFTER = 36
+R_PLAYS = 40  # + play (MAX_PLAYS)
+R_PLAY_SEATS = 92
+R_EXCHANGE = 144  # + 3 * entry + (from, to, card) (MAX_EXCHANGE entries)
+RECORD_WIDTH = 192
+# Columns of ``game_records`` (a row per game), as ``core/schema.GameArrays``.
+G_GAME_ID = 0
+G_FIRST_DEALER = 1
+G_N_HANDS = 2
+G_WINNER = 3
+G_FINAL_SCORE = 4  # + side
+G_FINAL_BAGS = 8
+GAME_RECORD_WIDTH = 12
+
 _SEARCH_KEY_XOR = np.uint64(SEARCH_KEY_XOR)
 
 if config.DISABLE_JIT:
@@ -179,18 +209,18 @@ def _fill_view_nb(view, rules, state, seat, phase, position, legal):
 
 @njit(cache=True)
 def mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, play_key,
-                 first_unit, n_units, games_mode, python_mask, out, games, state, rng, view,
-                 deck):
+                 first_unit, n_units, games_mode, python_mask, records, game_records, state, rng,
+                 view, deck):
     """Play (or go on playing) ``n_units`` hands or games until a Python seat must act
     (``YIELD``) or the piece is done (``DONE``: ``state[S_UNIT]`` units, ``state[S_ROW]``
     rows). ``table``, ``param_rows`` and ``memo`` as for ``decide.py`` (the table's own seats);
     ``scratch`` int64[SCRATCH_SIZE] and ``played_by`` int64[4] the search's (``search.py``);
-    plays and exchanges are always recorded (``out`` allocated with them); ``deck``
-    int64[108] scratch. A fresh piece starts from
-    ``state`` zeroed with ``state[S_ACTION] = -1``."""
+    ``records`` and ``game_records`` the rows written (``R_*``, ``G_*``; plays and exchanges
+    always recorded, in rows the caller filled with -1 there); ``deck`` int64[108] scratch.
+    A fresh piece starts from ``state`` zeroed with ``state[S_ACTION] = -1``."""
     players = rules.players
     hand_size = rules.hand_size
-    capacity = out.hand_id.shape[0]
+    capacity = records.shape[0]
     kinds_packed = table[T_KINDS]
     memo_tuple = (table[T_MEMO_GROUPS], memo, memo.view(np.float64))
     rates = (table[T_BLIND_NIL_RATES], table[T_BLIND_BID_RATES], table[T_BUMP_RATES])
@@ -251,7 +281,7 @@ def mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, p
             state[S_STAGE] = STAGE_BID
         elif stage == STAGE_BID:
             if state[S_POSITION] == players:
-                _finish_auction_nb(rules, table, param_rows, state, rng, out, rates)
+                _finish_auction_nb(rules, table, param_rows, state, rng, records, rates)
                 continue
             dealer = state[S_DEALER]
             position = state[S_POSITION]
@@ -320,19 +350,19 @@ def mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, p
             state[S_LOOKED] = 0
         elif stage == STAGE_PLAY:
             if state[S_TRICK_INDEX] == hand_size:
-                if _score_nb(rules, state, out, games, games_mode):
+                if _score_nb(rules, state, records, game_records, games_mode):
                     state[S_UNIT] += 1
                     state[S_STAGE] = STAGE_START
                 else:
                     state[S_STAGE] = STAGE_DEAL
                 continue
             if _play_nb(rules, table, param_rows, scratch, played_by, python_mask, state, rng,
-                        out, view):
+                        records, view):
                 return YIELD
 
 
 @njit(cache=True)
-def _finish_auction_nb(rules, table, param_rows, state, rng, out, rates):
+def _finish_auction_nb(rules, table, param_rows, state, rng, records, rates):
     """Bumps, exchanges, the first leader and the play's per-hand facts (``_run_nb``)."""
     players = rules.players
     hand_size = rules.hand_size
@@ -382,9 +412,9 @@ def _finish_auction_nb(rules, table, param_rows, state, rng, out, rates):
             state[S_HANDS + seat] |= returned
             for giver, taker, cards in ((seat, partner, given), (partner, seat, returned)):
                 while cards:
-                    out.exchange[row, n_exchanged, 0] = giver
-                    out.exchange[row, n_exchanged, 1] = taker
-                    out.exchange[row, n_exchanged, 2] = lowest_card(cards)
+                    records[row, R_EXCHANGE + 3 * n_exchanged] = giver
+                    records[row, R_EXCHANGE + 3 * n_exchanged + 1] = taker
+                    records[row, R_EXCHANGE + 3 * n_exchanged + 2] = lowest_card(cards)
                     n_exchanged += 1
                     cards &= cards - 1
     state[S_N_EXCHANGED] = n_exchanged
@@ -418,7 +448,8 @@ def _finish_auction_nb(rules, table, param_rows, state, rng, out, rates):
 
 
 @njit(cache=True)
-def _play_nb(rules, table, param_rows, scratch, played_by, python_mask, state, rng, out, view):
+def _play_nb(rules, table, param_rows, scratch, played_by, python_mask, state, rng, records,
+             view):
     """One card of the play (``_run_nb``'s trick loop, one step); True to yield to Python."""
     players = rules.players
     k = state[S_POSITION]
@@ -473,8 +504,8 @@ def _play_nb(rules, table, param_rows, scratch, played_by, python_mask, state, r
     state[S_HANDS + seat] = hand ^ bit
     state[S_PLAYED_BY + seat] |= bit
     row = state[S_ROW]
-    out.plays[row, trick_index * players + k] = card
-    out.play_seats[row, trick_index * players + k] = seat
+    records[row, R_PLAYS + trick_index * players + k] = card
+    records[row, R_PLAY_SEATS + trick_index * players + k] = seat
     if k == 0:
         led_mask = suit_mask_of_card_nb(card)
         state[S_LED_MASK] = led_mask
@@ -508,7 +539,7 @@ def _play_nb(rules, table, param_rows, scratch, played_by, python_mask, state, r
 
 
 @njit(cache=True)
-def _score_nb(rules, state, out, games, games_mode):
+def _score_nb(rules, state, records, game_records, games_mode):
     """Score and record the hand (``_run_nb``); True when the unit is over."""
     if state[S_ILLEGAL]:
         raise ValueError("a strategy chose an illegal card")
@@ -516,23 +547,23 @@ def _score_nb(rules, state, out, games, games_mode):
     bids = state[S_BIDS]
     blind = state[S_BLIND]
     tricks = state[S_TRICKS]
-    out.hand_id[row] = state[S_HAND_ID]
-    out.game_id[row] = state[S_GAME_ID]
-    out.dealer[row] = state[S_DEALER]
-    out.first_leader[row] = state[S_FIRST_LEADER]
+    records[row, R_HAND_ID] = state[S_HAND_ID]
+    records[row, R_GAME_ID] = state[S_GAME_ID]
+    records[row, R_DEALER] = state[S_DEALER]
+    records[row, R_FIRST_LEADER] = state[S_FIRST_LEADER]
     for seat in range(4):
-        out.hands[row, seat] = state[S_DEALT + seat]
+        records[row, R_HANDS + seat] = state[S_DEALT + seat]
     for seat in range(rules.players):
-        out.bids[row, seat] = byte_of_nb(bids, seat)
-        out.blind[row, seat] = (blind >> seat) & 1
-        out.bumped[row, seat] = (state[S_BUMPED] >> seat) & 1
-        out.tricks[row, seat] = byte_of_nb(tricks, seat)
+        records[row, R_BIDS + seat] = byte_of_nb(bids, seat)
+        records[row, R_BLIND + seat] = (blind >> seat) & 1
+        records[row, R_BUMPED + seat] = (state[S_BUMPED] >> seat) & 1
+        records[row, R_TRICKS + seat] = byte_of_nb(tricks, seat)
     for side in range(rules.n_sides):
         delta, bags_after = score_side_nb(rules, side, bids, blind, tricks, state[S_BAGS + side])
-        out.score_before[row, side] = state[S_SCORES + side]
-        out.bags_before[row, side] = state[S_BAGS + side]
-        out.score_delta[row, side] = delta
-        out.bags_after[row, side] = bags_after
+        records[row, R_SCORE_BEFORE + side] = state[S_SCORES + side]
+        records[row, R_BAGS_BEFORE + side] = state[S_BAGS + side]
+        records[row, R_SCORE_DELTA + side] = delta
+        records[row, R_BAGS_AFTER + side] = bags_after
         state[S_SCORES + side] += delta
         state[S_BAGS + side] = bags_after
     state[S_ROW] = row + 1
@@ -548,13 +579,13 @@ def _score_nb(rules, state, out, games, games_mode):
         winner = -1
     if over:
         unit = state[S_UNIT]
-        games.game_id[unit] = state[S_GAME_ID]
-        games.first_dealer[unit] = state[S_FIRST_DEALER]
-        games.n_hands[unit] = n_hands
-        games.winner[unit] = winner
+        game_records[unit, G_GAME_ID] = state[S_GAME_ID]
+        game_records[unit, G_FIRST_DEALER] = state[S_FIRST_DEALER]
+        game_records[unit, G_N_HANDS] = n_hands
+        game_records[unit, G_WINNER] = winner
         for side in range(rules.n_sides):
-            games.final_score[unit, side] = state[S_SCORES + side]
-            games.final_bags[unit, side] = state[S_BAGS + side]
+            game_records[unit, G_FINAL_SCORE + side] = state[S_SCORES + side]
+            game_records[unit, G_FINAL_BAGS + side] = state[S_BAGS + side]
         return True
     state[S_DEALER] = wrap_seat_nb(state[S_DEALER] + 1, rules.players)
     state[S_KEY_INDEX] += 1

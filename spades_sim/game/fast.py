@@ -69,19 +69,7 @@ def play(rules, agents, keys, first: int, count: int, record_plays: bool, games:
         return None
     except (ValueError, StrategyError):
         return None  # (the engine refused an action: the API names it)
-    result = piece.result()
-    if record_plays:
-        return result
-    if games:
-        return _without_plays(result[0]), result[1]
-    return _without_plays(result)
-
-
-def _without_plays(hands):
-    fields = hands._asdict()
-    for name in ("plays", "play_seats", "exchange"):
-        fields[name] = fields[name][:0]
-    return type(hands)(**fields)
+    return piece.result(record_plays)
 
 
 class _Context:
@@ -219,6 +207,8 @@ class ViewObservation(Observation):
 def _rebuild(context: _Context) -> Hand:
     """The hand so far, replayed on a :class:`Hand` from the engine's record of it."""
     from ..engine.table import (
+        R_EXCHANGE,
+        R_PLAYS,
         S_BAGS,
         S_BIDS,
         S_BLIND,
@@ -254,10 +244,10 @@ def _rebuild(context: _Context) -> Hand:
         while hand.phase == BUMP:
             hand.apply(bumped >> hand.to_act & 1)
         for index in range(int(state[S_N_EXCHANGED])):
-            hand.apply(int(piece.out.exchange[row, index, 2]))
+            hand.apply(int(piece.records[row, R_EXCHANGE + 3 * index + 2]))
         n_played = int(state[S_TRICK_INDEX]) * players + int(piece.view[v.V_POSITION])
         for index in range(n_played):
-            hand.apply(int(piece.out.plays[row, index]))
+            hand.apply(int(piece.records[row, R_PLAYS + index]))
     hand.play_stream.state = int(piece.rng[1])
     hand.deal_stream.state = int(piece.rng[0])
     hand.search_stream.state = int(piece.rng[2])
