@@ -10,9 +10,9 @@ the API's (``tests/test_mixed.py`` holds both).
 
 A table runs here when every seat is a built-in strategy or such a plug-in, at least one seat
 is a plug-in, the rules deal by shuffling (not the two-player draw deal) and no deal filter is
-given; any other table, and any piece in which a plug-in fails (an exception, an illegal or
-mistyped action), is played through the game-state API (``play.py``), which names the
-strategy, the hand, the seat, the action and the legal ones.
+given; any other table is played through the game-state API (``play.py``). A plug-in that
+fails (an exception, an illegal or mistyped action, a change to the hand it read) is refused
+in the API's words, naming the strategy, the hand, the seat, the action and the legal ones.
 """
 
 from __future__ import annotations
@@ -22,8 +22,16 @@ import numpy as np
 from ..core import view as v
 from ..core.cards import cards_of
 from ..core.errors import StrategyError
-from .agents import HEURISTIC, BuiltinAgent, PluginAgent, plugin_output
-from .observation import Observation
+from .agents import (
+    HEURISTIC,
+    BuiltinAgent,
+    PluginAgent,
+    PluginError,
+    check_untouched,
+    plugin_output,
+    state_snapshot,
+)
+from .observation import Generator, Observation
 from .state import BID, BLIND, BUMP, LOOK, PLAY, Hand
 from .stream import Stream
 
@@ -41,10 +49,6 @@ def eligible(rules, agents, deal_filter=None) -> bool:
         elif type(agent) is not BuiltinAgent:
             return False
     return plugins > 0
-
-
-class _Failed(Exception):
-    """A plug-in failed: the piece is played again through the API, which names it."""
 
 
 def play(rules, agents, keys, first: int, count: int, record_plays: bool, games: bool):
@@ -65,10 +69,10 @@ def play(rules, agents, keys, first: int, count: int, record_plays: bool, games:
                 if seat < 0:
                     break
                 piece.act(_decide(agents[seat], context, seat))
-    except _Failed:
+    except StrategyError:
+        raise
+    except ValueError:  # (the engine refused an action: the API plays the piece, names it)
         return None
-    except (ValueError, StrategyError):
-        return None  # (the engine refused an action: the API names it)
     return piece.result(record_plays)
 
 
@@ -85,8 +89,9 @@ class _Context:
 
 
 def _decide(agent: PluginAgent, context: _Context, seat: int) -> int:
-    piece = context.piece
-    view = piece.view
+    """The plug-in's action, checked; a failure is refused in the API's words (``play.py``,
+    ``agents.py``), from the hand rebuilt from the engine's record."""
+    view = context.piece.view
     playing = view[v.V_PHASE] == v.PHASE_PLAY
     observation = ViewObservation(context, seat)
     method = agent.instance.play if playing else agent.instance.bid
@@ -94,23 +99,26 @@ def _decide(agent: PluginAgent, context: _Context, seat: int) -> int:
         action = method(observation)
     except KeyboardInterrupt:
         raise
-    except BaseException as error:
-        raise _Failed from error
+    except BaseException as error:  # the strategy's own error: name it, keep its traceback
+        raise PluginError(agent.name, observation._hand, error) from error
+    if observation._built is not None:
+        check_untouched(agent.name, observation._built, observation._snapshot, seat,
+                        PLAY if playing else BID)
     if observation._stream_used:
-        piece.rng[1] = np.uint64(context.stream.state)
-    if (type(action) is not int and not isinstance(action, np.integer)) \
-            or isinstance(action, (bool, np.bool_)):
-        raise _Failed
-    action = int(action)
+        context.piece.rng[1] = np.uint64(context.stream.state)
+    if type(action) is not int:
+        from .play import checked_int  # (play.py imports this module)
+
+        action = checked_int(agent, observation._hand, action)
     if not (0 <= action < 64 and int(view[v.V_LEGAL]) >> action & 1):
-        raise _Failed
+        raise StrategyError(f"strategy {agent.name}: {observation._hand.illegal_message(action)}")
     return action
 
 
 class ViewObservation(Observation):
     """A seat's :class:`~.observation.Observation` read from the engine's view array."""
 
-    __slots__ = ("_context", "_view", "_stream_used", "_built")
+    __slots__ = ("_context", "_view", "_stream_used", "_built", "_snapshot")
 
     def __init__(self, context: _Context, seat: int):
         self._context = context
@@ -121,9 +129,12 @@ class ViewObservation(Observation):
 
     @property
     def _hand(self) -> Hand:
-        """The hand so far as a :class:`~.state.Hand` (built on first use)."""
+        """The hand so far as a :class:`~.state.Hand` (built on first use; a decision that
+        changes it is refused, as the API refuses a change of the game's state)."""
         if self._built is None:
+            self._synced_stream()  # (the rebuilt hand draws from the observation's stream)
             self._built = _rebuild(self._context)
+            self._snapshot = state_snapshot(self._built)
         return self._built
 
     def _seats(self, slot: int) -> list[int]:
@@ -183,14 +194,16 @@ class ViewObservation(Observation):
     def void(self, seat: int, suit: int) -> bool:
         return bool(int(self._view[v.V_VOIDS]) >> (4 * seat + suit) & 1)
 
-    @property
-    def rng(self):
-        from .observation import Generator
-
+    def _synced_stream(self) -> Stream:
+        """The play stream, its state the engine's (written back after the decision)."""
         if not self._stream_used:
             self._stream_used = True
             self._context.stream.state = int(self._context.piece.rng[1])
-        return Generator(self._context.stream)
+        return self._context.stream
+
+    @property
+    def rng(self) -> Generator:
+        return Generator(self._synced_stream())
 
     def sample(self, rng=None):
         return super().sample(rng or self.rng)
@@ -237,8 +250,11 @@ def _rebuild(context: _Context) -> Hand:
     for position in range(n_bid + (0 if playing else 1)):
         seat = hand.to_act
         if hand.phase == BLIND:
-            hand.apply(bids >> (8 * seat) & 0xFF if blind >> seat & 1 else LOOK)
-        if position < n_bid and hand.phase == BID:
+            if blind >> seat & 1:
+                hand.apply(bids >> (8 * seat) & 0xFF)
+                continue
+            hand.apply(LOOK)
+        if position < n_bid:
             hand.apply((bids >> (8 * seat) & 0xFF) - (bumped >> seat & 1))
     if playing:
         while hand.phase == BUMP:
@@ -248,7 +264,7 @@ def _rebuild(context: _Context) -> Hand:
         n_played = int(state[S_TRICK_INDEX]) * players + int(piece.view[v.V_POSITION])
         for index in range(n_played):
             hand.apply(int(piece.records[row, R_PLAYS + index]))
-    hand.play_stream.state = int(piece.rng[1])
+    hand.play_stream = context.stream  # (its state: the engine's play stream, synced)
     hand.deal_stream.state = int(piece.rng[0])
     hand.search_stream.state = int(piece.rng[2])
     return hand

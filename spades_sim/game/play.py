@@ -30,7 +30,7 @@ def play_out(hand: Hand, agents) -> Hand:
             legal = hand.legal_card_mask()
             card = agent.act(hand, legal)
             if type(card) is not int:
-                card = _checked_int(agent, hand, card)
+                card = checked_int(agent, hand, card)
             if not (0 <= card < 64 and legal >> card & 1):
                 raise StrategyError(f"strategy {agent.name}: {hand.illegal_message(card)}")
             hand._play(card)
@@ -40,7 +40,7 @@ def play_out(hand: Hand, agents) -> Hand:
         if hand.phase in (BUMP, KEEP) and isinstance(action, (bool, np.bool_)):
             action = int(action)  # (a yes-or-no choice)
         if type(action) is not int:
-            action = _checked_int(agent, hand, action)
+            action = checked_int(agent, hand, action)
         if hand.phase == BID:
             ok = 0 <= action < 64 and legal >> action & 1
         else:
@@ -51,7 +51,7 @@ def play_out(hand: Hand, agents) -> Hand:
     return hand
 
 
-def _checked_int(agent, hand: Hand, action) -> int:
+def checked_int(agent, hand: Hand, action) -> int:
     """An action of a numeric type (a NumPy integer) as an int; anything else (a bool, a
     float, a string) is refused as a wrong type, not read as a number: ``False`` is no nil."""
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
