@@ -3,17 +3,19 @@
 Classic rules, independent hands. Two comparisons:
 
 (a) seat 0 a Python plug-in that bids 3 and plays its lowest legal card, seats 1-3 the built-in
-    ``heuristic``, played through the game-state API (``game/play.py``: each built-in decision
-    one call of the engine's per-decision kernels, ``engine/decide.py``); target: 8,000 hands
-    a second on one core.
+    ``heuristic``, played as ``spades-sim`` plays such a table (``game/play.py``): the engine
+    steps the table and stops for each of the plug-in's decisions (``engine/table.py``);
+    target: 8,000 hands a second on one core.
 (b) seats 1-3 ``mc`` (``--mc`` gives its spec) beside that plug-in, against the same ``mc``
     seats at a table of built-ins (seat 0 the ``heuristic``), played by the engine's hand
     loop; target: a ratio of at least 0.5.
 
-Before timing, the API's table of (a) with the plug-in replaced by the built-in ``heuristic``
-is checked against the engine on the same hands (every record equal), so the speed measured is
-that of the exact results. Each table is timed in chunks, each on its own: the headline is the
-fastest chunk's rate (a shared machine only ever slows a chunk down), the median beside it.
+Before timing, table (a) is checked against the engine playing a numba plug-in of the same
+logic (``plugin_speed.py``'s), and the API's built-in seats (the plug-in replaced by the
+``heuristic``; with the ``mc`` seats too) against the engine's, on the same hands (every record
+equal), so the speed measured is that of the exact results. Each table is timed in chunks,
+each on its own: the headline is the fastest chunk's rate (a shared machine only ever slows a
+chunk down), the median beside it.
 Appends one JSON line to ``history.jsonl`` (``--no-history`` skips it).
 
     .venv/bin/python benchmarks/mixed_table_speed.py [--hands 20000] [--mc-hands 200]
@@ -26,12 +28,14 @@ import argparse
 import time
 
 import numpy as np
+from plugin_speed import bid_three, play_lowest  # (the numba plug-in of the same logic)
 
 from spades_sim.bench import append_history, stamp
 from spades_sim.core.rules import preset
 from spades_sim.core.seeding import stream_keys
 from spades_sim.core.strategies import make_strategy, parse_strategy
 from spades_sim.engine import calls
+from spades_sim.engine.plugin import first_class_quiet
 from spades_sim.game import play as game_play
 from spades_sim.game.agents import BuiltinAgent, PluginAgent
 
@@ -85,12 +89,19 @@ def main() -> None:
     mc = parse_strategy(args.mc)
     plugin = PluginAgent(LowestPython(), "LowestPython")
 
+    table_a = [plugin] + [BuiltinAgent(heuristic) for _ in range(3)]
     started = time.perf_counter()
     check_exact(rules, keys, [heuristic] * 4, 200)
     check_exact(rules, keys, [heuristic, mc, mc, mc], 4)
+    with first_class_quiet():
+        numba_table = calls.play_hands(rules, [heuristic] * 4, keys, 0, 500, True,
+                                       plugins=((bid_three, play_lowest, ()), None, None, None))
+    python_table = game_play.play_hands(rules, table_a, keys, 0, 500, True)
+    for name, array in numba_table._asdict().items():
+        if not np.array_equal(array, getattr(python_table, name)):
+            raise SystemExit(f"table (a)'s {name} differ from the numba plug-in's: not timing")
     warm_up = time.perf_counter() - started
 
-    table_a = [plugin] + [BuiltinAgent(heuristic) for _ in range(3)]
     game_play.play_hands(rules, table_a, keys, 0, 200)  # (warm)
     a = timed(lambda first, count: game_play.play_hands(rules, table_a, keys, first, count),
               args.hands, 2_000)
