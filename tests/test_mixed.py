@@ -145,7 +145,7 @@ def test_a_failing_plugin_is_named(fault, message):
 
 
 def test_the_slots_fast_reads_are_the_engines():
-    from spades_sim.engine import table
+    from spades_sim.engine import table_slots as table
 
     assert (fast._S_BUMPED, fast._S_HAND_ID, fast._S_ROW) == (table.S_BUMPED, table.S_HAND_ID,
                                                              table.S_ROW)

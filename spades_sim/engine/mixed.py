@@ -17,7 +17,8 @@ from .calls import kernel_strategies
 from .decide import TABLE_SIZE, table_nb
 from .search import SCRATCH_SIZE
 from .strategy_value import memo_table_nb
-from .table import (
+from .table import mixed_run_nb
+from .table_slots import (
     G_FINAL_BAGS,
     G_FINAL_SCORE,
     G_FIRST_DEALER,
@@ -48,7 +49,6 @@ from .table import (
     S_UNIT,
     STATE_SIZE,
     YIELD,
-    mixed_run_nb,
 )
 from .toolchain import announce_compile
 from .unsafe import entry_point

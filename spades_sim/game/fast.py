@@ -219,7 +219,7 @@ class ViewObservation(Observation):
 
 def _rebuild(context: _Context) -> Hand:
     """The hand so far, replayed on a :class:`Hand` from the engine's record of it."""
-    from ..engine.table import (
+    from ..engine.table_slots import (
         R_EXCHANGE,
         R_PLAYS,
         S_BAGS,
@@ -270,5 +270,5 @@ def _rebuild(context: _Context) -> Hand:
     return hand
 
 
-# (numba-free constants: engine/table.py's slots, checked equal by tests/test_mixed.py)
+# (numba-free constants: engine/table_slots.py's slots, checked equal by tests/test_mixed.py)
 _S_BUMPED, _S_HAND_ID, _S_ROW = 14, 53, 1
