@@ -272,7 +272,8 @@ class Decider:
                                            0, 0, self.bags, _u64(1)))
         self._mc = None
 
-    def _sides(self, target: np.ndarray, values) -> np.ndarray:
+    def _per_side(self, target: np.ndarray, values) -> np.ndarray:
+        """``values`` (a list per seat or side) copied into ``target``."""
         for side, value in enumerate(values):
             target[side] = value
         return target
@@ -281,20 +282,20 @@ class Decider:
               state):
         choice, state = self._blind(self.rules, self.table, self.param_rows, seat, deficit,
                                     bool(partner_nil), bool(blind_nil_ok), blind_bids, bids,
-                                    self._sides(self.scores, scores),
-                                    self._sides(self.bags, bags), _u64(state))
+                                    self._per_side(self.scores, scores),
+                                    self._per_side(self.bags, bags), _u64(state))
         return int(choice), int(state)
 
     def bid(self, seat, hand, bids, blind, legal, scores, bags, state):
         bid, state = self._bid(self.rules, self.table, self.param_rows, self.memo, seat, hand,
-                               bids, blind, legal, self._sides(self.scores, scores),
-                               self._sides(self.bags, bags), _u64(state))
+                               bids, blind, legal, self._per_side(self.scores, scores),
+                               self._per_side(self.bags, bags), _u64(state))
         return int(bid), int(state)
 
     def bump(self, seat, position, hand, bids, scores, bags, state):
         bump, state = self._bump(self.rules, self.table, self.param_rows, seat, position, hand,
-                                 bids, self._sides(self.scores, scores),
-                                 self._sides(self.bags, bags), _u64(state))
+                                 bids, self._per_side(self.scores, scores),
+                                 self._per_side(self.bags, bags), _u64(state))
         return bool(bump), int(state)
 
     def keep(self, seat, face_up, state):
@@ -310,16 +311,16 @@ class Decider:
              blind, tricks, played, bags, state):
         card, state = self._card(self.rules, self.table, seat, hand, legal, n_in_trick, leader,
                                  winning_card, winning_seat, bids, blind, tricks, played,
-                                 self._sides(self.bags, bags), _u64(state))
+                                 self._per_side(self.bags, bags), _u64(state))
         return int(card), int(state)
 
     def mc_card(self, seat, hand, legal, n_in_trick, leader, led_card, winning_card,
                 winning_seat, spades_broken, trick_index, tricks, bids, blind, played_by, voids,
                 bags, state):
-        played = self._sides(self.played_by, played_by)
+        played = self._per_side(self.played_by, played_by)
         args = (self.rules, self.table, self.seat_params, seat, hand, legal, n_in_trick, leader,
                 led_card, winning_card, winning_seat, bool(spades_broken), trick_index, tricks,
-                bids, blind, played, voids, self._sides(self.bags, bags), self.scratch,
+                bids, blind, played, voids, self._per_side(self.bags, bags), self.scratch,
                 _u64(state))
         if self._mc is None:
             self._mc = entry_point(mc_nb, args)
