@@ -141,3 +141,26 @@ def test_no_private_name_is_imported_from_another_module():
                         private.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: "
                                        f"{alias.name}")
     assert private == []
+
+
+def test_no_production_module_imports_the_twin():
+    """The reference twin is the tests' oracle: only the twin itself (and the tests) import it,
+    at any depth (a function's own ``import`` too), so it never becomes production code."""
+    wrong = []
+    for path, module, is_package in _modules():
+        if _part(module) == "reference":
+            continue
+        for target, line in _imports(path, module, is_package):
+            if _part(target) == "reference":
+                wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line}: imports {target}")
+    assert not wrong, "production modules that import the twin:\n" + "\n".join(wrong)
+
+
+def test_the_twin_checker_sees_a_function_level_import(tmp_path):
+    # The checker itself: an import inside a function body is found too.
+    package = tmp_path / "spades_sim" / "game"
+    package.mkdir(parents=True)
+    path = package / "x.py"
+    path.write_text("def f():\n    from ..reference.search import mc_card\n    return mc_card\n")
+    targets = {target for target, _ in _imports(path, "spades_sim.game.x", False)}
+    assert "spades_sim.reference.search" in targets

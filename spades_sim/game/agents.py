@@ -1,8 +1,9 @@
 """Seats that decide: the built-in strategies, Python plug-ins and numba plug-ins, behind one
 ``act(hand, legal_mask)`` call.
 
-A built-in strategy decides through the reference twin's functions (``reference/``), which the
-tests hold equal to the engine's, drawing from the hand's streams in the engine's order. A
+A built-in strategy decides through the engine's per-decision kernels (``engine/decide.py``),
+the same helpers the engine's hand loop calls, drawing from the hand's streams in the engine's
+order. A
 plug-in decides what it implements (``bid`` and ``play``; optionally ``blind``, ``bump``,
 ``pass_cards`` and ``keep``) and every other choice is the default heuristic's.
 """
@@ -19,60 +20,75 @@ from ..core.bidding import deficit, is_nil
 from ..core.cards import card_text, cards_of, lowest
 from ..core.errors import StrategyError
 from ..core.strategies import Strategy, make_strategy
-from ..reference.search import mc_card
-from ..reference.strategies import (
-    choose_bid,
-    choose_blind,
-    choose_bump,
-    choose_card,
-    choose_keep,
-    choose_pass,
-)
 from .observation import Observation, fill_view
 from .state import BID, BLIND, BUMP, KEEP, PASS, PLAY, Hand
+from .stream import decider
 
 HEURISTIC = make_strategy("heuristic")
 
 
 class BuiltinAgent:
-    """A built-in strategy (``random``, ``heuristic`` and its presets, ``mc``)."""
+    """A built-in strategy (``random``, ``heuristic`` and its presets, ``mc``): each decision
+    one call of the engine's per-decision kernels (``engine/decide.py``), made from the hand's
+    state as the engine's hand loop holds it, drawing from the hand's streams."""
 
     def __init__(self, strategy: Strategy):
         self.strategy = strategy
         self.name = strategy.spec()
         self._search = strategy.kind.name == "mc"
         self._passing: tuple | None = None  # (hand, seat, cards still to pass)
+        self._decider = None
+        self._rules = None
+
+    def _decisions(self, rules):
+        if rules is not self._rules:
+            self._decider = decider(rules, self.strategy)
+            self._rules = rules
+        return self._decider
 
     def act(self, hand: Hand, legal_mask: int) -> int:
         phase, seat, rules = hand.phase, hand.to_act, hand.rules
-        strategy, stream = self.strategy, hand.play_stream
+        decide = self._decisions(rules)
+        stream = hand.play_stream
         if phase == PLAY:
+            bids, blind, tricks = packed_bids(hand), blind_bits(hand), packed(hand.tricks)
+            n_in_trick = len(hand.trick)
             if self._search:
-                return mc_card(rules, strategy, seat, hand.hands[seat], legal_mask,
-                               len(hand.trick), hand.leader, hand.led_suit, hand.winning_card,
-                               hand.winning_seat, hand.spades_broken, hand.trick_index,
-                               hand.bids, hand.blind, hand.tricks, _four(hand.played_by),
-                               hand.voids, hand.bags, hand.search_stream)
-            return choose_card(rules, strategy, seat, hand.hands[seat], legal_mask,
-                               len(hand.trick), hand.leader, hand.winning_card, hand.winning_seat,
-                               hand.bids, hand.blind, hand.tricks, hand.played_mask, stream,
-                               hand.bags)
+                led_card = hand.trick[0][1] if n_in_trick else -1
+                search = hand.search_stream
+                card, search.state = decide.mc_card(
+                    seat, hand.hands[seat], legal_mask, n_in_trick, hand.leader, led_card,
+                    hand.winning_card, hand.winning_seat, hand.spades_broken, hand.trick_index,
+                    tricks, bids, blind, hand.played_by, hand.voids, hand.bags, search.state)
+                return card
+            card, stream.state = decide.card(
+                seat, hand.hands[seat], legal_mask, n_in_trick, hand.leader, hand.winning_card,
+                hand.winning_seat, bids, blind, tricks, hand.played_mask, hand.bags,
+                stream.state)
+            return card
         if phase == BID:
-            return choose_bid(rules, strategy, seat, hand.hands[seat], hand.bids, legal_mask,
-                              hand.scores, hand.bags, stream, hand.blind)
+            bid, stream.state = decide.bid(seat, hand.hands[seat], packed_bids(hand),
+                                           blind_bits(hand), legal_mask, hand.scores, hand.bags,
+                                           stream.state)
+            return bid
         if phase == BLIND:
             nil_ok, blind_bids = hand.blind_options
             partner = (seat + 2) % 4
             partner_nil = bool(rules.partnership) and is_nil(rules, hand.bids[partner],
                                                               hand.blind[partner])
-            return choose_blind(rules, strategy, seat, deficit(rules, seat, hand.scores),
-                                partner_nil, nil_ok, blind_bids, hand.bids, hand.scores,
-                                hand.bags, stream)
+            choice, stream.state = decide.blind(seat, deficit(rules, seat, hand.scores),
+                                                partner_nil, nil_ok, blind_bids,
+                                                packed_bids(hand), hand.scores, hand.bags,
+                                                stream.state)
+            return choice
         if phase == BUMP:
-            return int(choose_bump(rules, strategy, seat, hand.bidding_position,
-                                   hand.hands[seat], hand.bids, hand.scores, hand.bags, stream))
+            bump, stream.state = decide.bump(seat, hand.bidding_position, hand.hands[seat],
+                                             packed_bids(hand), hand.scores, hand.bags,
+                                             stream.state)
+            return int(bump)
         if phase == KEEP:
-            return int(choose_keep(strategy, hand.face_up, stream))
+            keep, stream.state = decide.keep(seat, hand.face_up, stream.state)
+            return int(keep)
         if phase == PASS:
             return self._pass_card(hand, seat)
         raise StrategyError(f"hand {hand.hand_id}: no decision in phase {phase}")
@@ -81,8 +97,10 @@ class BuiltinAgent:
         """The pass is chosen whole on its first card (as the engine does), then given one
         card per action."""
         if self._passing is None or self._passing[:2] != (hand, seat) or not self._passing[2]:
-            chosen = choose_pass(self.strategy, hand.hands[seat], hand.pass_count,
-                                 hand.passing_as_nil_bidder, hand.play_stream)
+            stream = hand.play_stream
+            chosen, stream.state = self._decisions(hand.rules).pass_cards(
+                seat, hand.hands[seat], hand.pass_count, hand.passing_as_nil_bidder,
+                stream.state)
             self._passing = (hand, seat, chosen)
         remaining = self._passing[2]
         card = lowest(remaining)
@@ -90,8 +108,30 @@ class BuiltinAgent:
         return card
 
 
-def _four(values: list) -> list:
-    return list(values) + [0] * (4 - len(values))
+def packed(values) -> int:
+    """Per-seat small ints packed a byte per seat, as the engine's loop holds ``tricks``."""
+    result = 0
+    for seat, value in enumerate(values):
+        result |= value << (8 * seat)
+    return result
+
+
+def packed_bids(hand: Hand) -> int:
+    """The bids packed a byte per seat as the engine's loop holds them: 255 for a seated seat
+    that has not bid yet, 0 for a seat the table does not have."""
+    result = 0
+    for seat, bid in enumerate(hand.bids):
+        result |= (255 if bid < 0 else bid) << (8 * seat)
+    return result
+
+
+def blind_bits(hand: Hand) -> int:
+    """Bit ``seat`` set for a blind bid."""
+    result = 0
+    for seat, blind in enumerate(hand.blind):
+        if blind:
+            result |= 1 << seat
+    return result
 
 
 @contextlib.contextmanager
@@ -154,6 +194,12 @@ class PluginAgent:
             PASS: getattr(instance, "pass_cards", None),
         }
         self._passing: tuple | None = None
+
+    @property
+    def bids_and_plays_only(self) -> bool:
+        """Whether the plug-in makes only its bids and plays (its other choices are the
+        default heuristic's): such a seat can sit at an engine-stepped table (``fast.py``)."""
+        return all(self._methods[phase] is None for phase in (BLIND, BUMP, KEEP, PASS))
 
     def act(self, hand: Hand, legal_mask: int) -> int:
         phase = hand.phase

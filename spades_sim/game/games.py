@@ -9,8 +9,8 @@ from ..core.features import as_deal_filter
 from ..core.rules import Rules
 from ..core.scoring import game_over
 from ..core.seeding import game_key_index, stream_keys
-from ..reference.stream import Stream
 from .state import Hand
+from .stream import Stream
 
 
 class Game:

@@ -3,7 +3,9 @@ built-in strategies and plug-ins (``agents.py``).
 
 :func:`play_hands` and :func:`play_games` take the same pieces of a run as
 ``engine/calls.py`` and return the same arrays (``core/schema.py``), hand for hand, so the
-rest of the toolkit (frames, datasets, analyses, hand logs) reads them alike.
+rest of the toolkit (frames, datasets, analyses, hand logs) reads them alike. A table whose
+plug-ins make only their bids and plays is stepped by the engine, which stops only for the
+plug-ins' decisions (``fast.py``); any other table is played here, one decision at a time.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from ..core import schema
 from ..core.cards import card_text
 from ..core.errors import StrategyError
 from ..core.rules import Rules
+from . import fast
 from .games import Game
 from .state import BID, BUMP, KEEP, PASS, PLAY, Hand
 
@@ -27,7 +30,7 @@ def play_out(hand: Hand, agents) -> Hand:
             legal = hand.legal_card_mask()
             card = agent.act(hand, legal)
             if type(card) is not int:
-                card = _checked_int(agent, hand, card)
+                card = checked_int(agent, hand, card)
             if not (0 <= card < 64 and legal >> card & 1):
                 raise StrategyError(f"strategy {agent.name}: {hand.illegal_message(card)}")
             hand._play(card)
@@ -37,7 +40,7 @@ def play_out(hand: Hand, agents) -> Hand:
         if hand.phase in (BUMP, KEEP) and isinstance(action, (bool, np.bool_)):
             action = int(action)  # (a yes-or-no choice)
         if type(action) is not int:
-            action = _checked_int(agent, hand, action)
+            action = checked_int(agent, hand, action)
         if hand.phase == BID:
             ok = 0 <= action < 64 and legal >> action & 1
         else:
@@ -48,7 +51,7 @@ def play_out(hand: Hand, agents) -> Hand:
     return hand
 
 
-def _checked_int(agent, hand: Hand, action) -> int:
+def checked_int(agent, hand: Hand, action) -> int:
     """An action of a numeric type (a NumPy integer) as an int; anything else (a bool, a
     float, a string) is refused as a wrong type, not read as a number: ``False`` is no nil."""
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
@@ -91,6 +94,10 @@ def play_hands(rules: Rules, agents, keys, first: int, count: int,
     """Independent hands ``first .. first + count - 1`` from zero scores (``engine/calls.py``'s
     ``play_hands``), one agent per seat; ``deal_filter``: ``None`` or a
     :class:`~spades_sim.core.features.DealFilter`."""
+    if fast.eligible(rules, agents, deal_filter):
+        played = fast.play(rules, agents, keys, first, count, record_plays, games=False)
+        if played is not None:
+            return played
     deal_key, play_key = int(keys[0]), int(keys[1])
     out = schema.allocate_hands(count, record_plays)
     for row in range(count):
@@ -106,6 +113,10 @@ def play_games(rules: Rules, agents, keys, first: int, count: int,
                record_plays: bool = False,
                deal_filter=None) -> tuple[schema.HandArrays, schema.GameArrays]:
     """Whole games ``first .. first + count - 1`` (``engine/calls.py``'s ``play_games``)."""
+    if fast.eligible(rules, agents, deal_filter):
+        played = fast.play(rules, agents, keys, first, count, record_plays, games=True)
+        if played is not None:
+            return played
     deal_key, play_key = int(keys[0]), int(keys[1])
     hands: list[tuple[Hand, int, int]] = []
     games = schema.allocate_games(count)

@@ -9,14 +9,13 @@ each to a seat with the chance of its free places (a seat void in the card's sui
 without voids every consistent deal is equally likely; with voids the deal is consistent but
 not exactly uniform. When the voids leave so little room that ``MAX_TRIES`` such deals all run
 into a card no seat may take, the cards of the last try are dealt by the search player's
-void-respecting deal (``reference.search.void_deal``: augmenting paths, so every void shown is
-kept whenever some deal keeps them all).
+void-respecting deal (``void_deal_nb`` of ``engine/search.py``: augmenting paths, so every void
+shown is kept whenever some deal keeps them all).
 """
 
 from __future__ import annotations
 
 from ..core.cards import cards_of
-from ..reference.search import void_deal
 from .state import Hand
 
 MAX_TRIES = 100
@@ -77,6 +76,8 @@ def sample_hidden(hand: Hand, seat: int, rng) -> Hand:
             sampled = deal
             break
     if sampled is None:  # (the last try's card order, dealt by augmenting paths)
+        from ..engine.decide import void_deal
+
         dealt = void_deal(cards, need + [0] * (4 - players), hand.voids, spare)
         sampled = [known[other] | dealt[other] for other in range(players)]
     copy = hand.clone()

@@ -16,9 +16,10 @@ phase      action
 ``play``   a card
 =========  ======================================================================
 
-Dealt from a run's seed, a hand draws its cards and its first leader exactly as the engine
-does (``core/seeding.py``), and built-in strategies acting through :mod:`.agents` consume the
-play stream in the engine's order, so a run played here equals the engine's, hand for hand.
+Dealt from a run's seed, a hand is dealt by the engine's deal kernels (``engine/decide.py``)
+on its deal stream, and built-in strategies acting through :mod:`.agents` decide by the
+engine's per-decision kernels, drawing from the play stream in the engine's order, so a run
+played here equals the engine's, hand for hand.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import copy
 import operator
 
-from ..core.bidding import blind_allowed, deficit, exchange_size, is_misdeal, is_nil, legal_bids
+from ..core.bidding import blind_allowed, deficit, exchange_size, is_nil, legal_bids
 from ..core.cards import (
     NON_TRUMP_MASK,
     TWO_OF_CLUBS,
@@ -40,8 +41,8 @@ from ..core.features import as_deal_filter
 from ..core.rules import Rules
 from ..core.scoring import score_hand
 from ..core.seeding import search_key, stream_keys
-from ..reference.stream import Stream
 from .deals import filtered_deal
+from .stream import Stream, dealer
 
 KEEP, BLIND, BID, BUMP, PASS, PLAY, OVER = "keep", "blind", "bid", "bump", "pass", "play", "over"
 LOOK = -1  # the blind phase's "no blind bid" action
@@ -181,15 +182,11 @@ class Hand:
 
     # -- the deal --------------------------------------------------------------------------
     def _shuffled_deck(self) -> list[int]:
-        deck = cards_of(self.rules.deck_mask)
-        stream = self.deal_stream
-        for i in range(len(deck) - 1, 0, -1):
-            j = stream.bounded(i + 1)
-            deck[i], deck[j] = deck[j], deck[i]
+        deck, self.deal_stream.state = dealer(self.rules).shuffled_deck(self.deal_stream.state)
         return deck
 
     def _shuffle(self, deal_filter=None) -> None:
-        rules, size = self.rules, self.rules.hand_size
+        rules = self.rules
         if deal_filter is not None:  # (deals drawn on the same stream: game/deals.py)
             hands, _ = filtered_deal(rules, self.deal_stream, deal_filter,
                                      f"hand {self.hand_id}")
@@ -203,11 +200,8 @@ class Hand:
             self._draw = (0, 0)
             self.to_act = (self.dealer + 1) % 2
             return
-        while True:
-            deck = self._shuffled_deck()
-            hands = [mask_of(deck[seat * size:(seat + 1) * size]) for seat in range(rules.players)]
-            if not rules.misdeal_redeal or not any(is_misdeal(hand) for hand in hands):
-                break
+        hands, self.deal_stream.state = dealer(rules).deal(self.deal_stream.state)
+        hands = hands[:rules.players]  # (misdeal redeals included: engine/deal.py)
         self.hands = list(hands)
         self.dealt = list(hands)
         self._start_bidding()
