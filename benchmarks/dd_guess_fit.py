@@ -1,4 +1,4 @@
-"""Refit the double-dummy solver's first guess (``spades_sim.engine.dd._guess_nb``).
+"""Refit the double-dummy solver's first guess (``spades_sim.engine.dd.drivers.guess_nb``).
 
 The solver finds a side's tricks by asking yes/no questions ("can it take ``t``?"), starting
 from a guess; a guess at the answer or one above it needs two questions, each trick below

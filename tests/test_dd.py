@@ -1,4 +1,4 @@
-"""The double-dummy solver (``engine/dd.py``) against two oracles and on its edge cases.
+"""The double-dummy solver (``engine/dd/``) against two oracles and on its edge cases.
 
 - DDS (``endplay``): with ``spades_lead = anytime`` Spades play is bridge play with spades
   trumps, so DDS's trick counts are exact; random full deals, every leader.

@@ -164,3 +164,59 @@ def test_the_twin_checker_sees_a_function_level_import(tmp_path):
     path.write_text("def f():\n    from ..reference.search import mc_card\n    return mc_card\n")
     targets = {target for target, _ in _imports(path, "spades_sim.game.x", False)}
     assert "spades_sim.reference.search" in targets
+
+
+# -- the double-dummy solver package (engine/dd) ------------------------------------------------
+
+SOLVER = PACKAGE / "engine" / "dd"
+
+
+def test_the_solver_is_a_leaf_of_the_engine():
+    """No engine module outside ``engine/dd`` imports the solver: its sources are left out of
+    the engine's hash (``core/version.py``), which names the hand loop's kernel cache."""
+    wrong = []
+    for path, module, is_package in _modules():
+        if not module.startswith("spades_sim.engine.") or path.is_relative_to(SOLVER):
+            continue
+        for target, line in _imports(path, module, is_package):
+            if target == "spades_sim.engine.dd" or target.startswith("spades_sim.engine.dd."):
+                wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line}: imports {target}")
+    assert wrong == []
+
+
+@pytest.mark.parametrize("path", sorted(SOLVER.glob("*.py")), ids=lambda path: path.name)
+def test_solver_modules_stay_small(path):
+    assert len(path.read_text().splitlines()) <= 400, f"{path.name}: split it by job"
+
+
+def _literal_columns(path: Path):
+    """Two-index subscripts of a kernel module whose column is a bare number or starts with
+    one (``moves[ply, 38]``, ``tt[row, 4 + suit]``), with their lines. The holdings row is
+    indexed by seat (``moves[HANDS_ROW, 1]``), so it is left out."""
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Tuple) \
+                or len(node.slice.elts) != 2:
+            continue
+        row, column = node.slice.elts
+        if isinstance(row, ast.Name) and row.id == "HANDS_ROW":
+            continue
+        leftmost = column
+        while isinstance(leftmost, ast.BinOp):
+            leftmost = leftmost.left
+        if isinstance(leftmost, ast.Constant) and isinstance(leftmost.value, int):
+            yield node.lineno, ast.unparse(node)
+
+
+def test_the_checker_finds_raw_columns(tmp_path):
+    source = tmp_path / "kernel.py"
+    source.write_text("x = moves[ply, 38]\ny = tt[row, 4 + suit]\nz = moves[ply, MOVE_COUNT]\n"
+                      "w = moves[HANDS_ROW, 1]\nv = moves[CTX_ROW, CTX_CUTS + 2 * lead]\n")
+    assert [line for line, _ in _literal_columns(source)] == [1, 2]
+
+
+@pytest.mark.parametrize("path", sorted(SOLVER.glob("*.py")), ids=lambda path: path.name)
+def test_solver_kernels_index_their_tables_by_named_columns(path):
+    if "@njit" not in path.read_text():
+        pytest.skip("no kernel")
+    raw = [f"{path.name}:{line}: {text}" for line, text in _literal_columns(path)]
+    assert raw == [], "name the column in engine/dd/layout.py:\n" + "\n".join(raw)

@@ -13,10 +13,10 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
 
-#: The double-dummy solver: an engine module that no kernel of the hand loop calls (a leaf), so
-#: it is left out of :func:`engine_hash` (an edit to it recompiles only its own kernels and
+#: The double-dummy solver: an engine package that no kernel of the hand loop calls (a leaf),
+#: so it is left out of :func:`engine_hash` (an edit to it recompiles only its own kernels and
 #: leaves runs without par resumable) and has its own :func:`solver_hash`.
-SOLVER_SOURCE = "dd.py"
+SOLVER_PACKAGE = "dd"
 
 
 def engine_hash() -> str:
@@ -47,8 +47,7 @@ _ENGINE_HASH: dict = {}
 
 
 def _engine_paths() -> list[Path]:
-    engine = [path for path in sorted((PACKAGE_ROOT / "engine").glob("*.py"))
-              if path.name != SOLVER_SOURCE]
+    engine = sorted((PACKAGE_ROOT / "engine").glob("*.py"))  # (the solver is a subpackage)
     return engine + [
         PACKAGE_ROOT / "core" / name
         for name in ("rules.py", "schema.py", "seeding.py", "strategies.py", "cards.py",
@@ -66,9 +65,21 @@ def _stamp(path: Path):
 
 
 def solver_hash() -> str:
-    """16 hex digits of the SHA-256 of the double-dummy solver's source (``engine/dd.py``; the
-    engine modules it builds on are in :func:`engine_hash`)."""
-    return hashlib.sha256((PACKAGE_ROOT / "engine" / SOLVER_SOURCE).read_bytes()).hexdigest()[:16]
+    """16 hex digits of the SHA-256 of the double-dummy solver's sources (every
+    ``engine/dd/*.py``, names included; the engine modules it builds on are in
+    :func:`engine_hash`). Read again only when a file has changed, as :func:`engine_hash`."""
+    paths = sorted((PACKAGE_ROOT / "engine" / SOLVER_PACKAGE).glob("*.py"))
+    stamp = tuple((path.name, _stamp(path)) for path in paths)
+    if _SOLVER_HASH.get("stamp") != stamp:
+        digest = hashlib.sha256()
+        for path in paths:
+            digest.update(f"{SOLVER_PACKAGE}/{path.name}".encode())
+            digest.update(path.read_bytes())
+        _SOLVER_HASH.update(stamp=stamp, value=digest.hexdigest()[:16])
+    return _SOLVER_HASH["value"]
+
+
+_SOLVER_HASH: dict = {}
 
 
 def commit(short: bool = False) -> str:

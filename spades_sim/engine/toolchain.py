@@ -14,8 +14,10 @@ source file (and of the core modules the kernels take constants from): any such 
 upgrade) starts from a fresh cache. :func:`install_cache_locator` puts that folder in place for
 the toolkit's own source files alone, with a cache locator that answers only for them: a user's
 own ``@njit(cache=True)`` functions cache wherever numba would put them, and numba's global
-``config.CACHE_DIR`` is left as the user set it. The double-dummy solver (``dd``) is left out of
-the hash: no kernel of the hand loop calls it, and numba's own check of its file is enough.
+``config.CACHE_DIR`` is left as the user set it. The double-dummy solver (the ``dd`` package) is
+left out of that hash, since no kernel of the hand loop calls it: its kernels cache in a
+subfolder named by the hash of its own sources (:func:`cache_dir_for`), so an edit to one of its
+modules recompiles the solver alone.
 
 **Compile notices.** A kernel's first compile on an empty cache takes from seconds to minutes.
 :func:`announce_compile` says so in one line before it starts, through ``core/notices.py``
@@ -31,7 +33,7 @@ from pathlib import Path
 
 from ..core import notices
 from ..core.errors import SpadesError
-from ..core.version import engine_hash
+from ..core.version import SOLVER_PACKAGE, engine_hash, solver_hash
 
 #: The numba releases the engine is built and tested for: ``(lowest, first unsupported)``;
 #: the same bounds as ``pyproject.toml``'s pin.
@@ -70,6 +72,19 @@ def cache_dir() -> str:
     return os.path.join(root, "numba-" + engine_hash())
 
 
+#: The solver's package folder: its files cache apart (:func:`cache_dir_for`).
+SOLVER_DIR = Path(__file__).resolve().parent / SOLVER_PACKAGE
+
+
+def cache_dir_for(py_file) -> str:
+    """The cache folder of one toolkit source file: :func:`cache_dir`, and for the solver's
+    files its subfolder ``dd-<solver hash>`` (the solver's kernels inline helpers from its
+    other modules, which numba's check of the entry function's own file would miss)."""
+    if Path(py_file).resolve().parent == SOLVER_DIR:
+        return os.path.join(cache_dir(), f"{SOLVER_PACKAGE}-{solver_hash()}")
+    return cache_dir()
+
+
 def install_cache_locator() -> None:
     """Have numba cache the toolkit's kernels in :func:`cache_dir` and nothing else there
     (once per process)."""
@@ -88,7 +103,7 @@ def install_cache_locator() -> None:
         def __init__(self, py_func, py_file):
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
-            self._cache_path = os.path.join(cache_dir(),
+            self._cache_path = os.path.join(cache_dir_for(py_file),
                                             self.get_suitable_cache_subpath(py_file))
 
         @classmethod
@@ -112,8 +127,8 @@ def install_cache_locator() -> None:
 
 _announced: set = set()
 
-#: The double-dummy solver's compile notice (its kernels compile when ``dd.py`` is imported).
-SOLVER_COMPILE = ("the double-dummy solver", "about two minutes", "dd.py", "_search_nb")
+#: The double-dummy solver's compile notice (its kernels compile when ``dd`` is imported).
+SOLVER_COMPILE = ("the double-dummy solver", "about a minute", "dd/search.py", "search_nb")
 
 
 def set_compile_notice(callback) -> None:
@@ -129,7 +144,7 @@ def kernel_cached(source: str, function: str) -> bool:
 
     locator = caching._CacheLocator
     path = PACKAGE_DIR / "engine" / source
-    folder = Path(cache_dir()) / locator.get_suitable_cache_subpath(str(path))
+    folder = Path(cache_dir_for(path)) / locator.get_suitable_cache_subpath(str(path))
     tag = f"py{sys.version_info.major}{sys.version_info.minor}"
     return any(folder.glob(f"{path.stem}.{function}-*.{tag}.nbi"))
 

@@ -9,7 +9,7 @@ and, per seat, whether a nil or blind-nil bid is double-dummy safe. :func:`recor
 the same from the record arrays of hands played with ``record_plays`` (the exchanges are
 re-applied to the hands as dealt).
 
-The solver is ``engine/dd.py``; a position solved once is not solved again within one call,
+The solver is ``engine/dd/``; a position solved once is not solved again within one call,
 nor across the calls that share a ``cache`` (a duplicate run plays every deal twice).
 """
 
