@@ -102,7 +102,8 @@ except ImportError as error:  # pragma: no cover (the dev extra installs them)
 
 from .actions import N_ACTIONS, describe, to_env, to_game
 from .aec import env, raw_env, render_text, resolve_rules
+from .batch import BatchEnv
 from .encoding import BLOCKS, OBSERVATION_SIZE, OFFSETS
 
-__all__ = ["BLOCKS", "N_ACTIONS", "OBSERVATION_SIZE", "OFFSETS", "describe", "env", "raw_env",
-           "render_text", "resolve_rules", "to_env", "to_game"]
+__all__ = ["BLOCKS", "N_ACTIONS", "OBSERVATION_SIZE", "OFFSETS", "BatchEnv", "describe", "env",
+           "raw_env", "render_text", "resolve_rules", "to_env", "to_game"]
