@@ -4,6 +4,8 @@ Needs the ``rl`` extra (``pip install 'spades_sim[rl]'``: PettingZoo and Gymnasi
 the pure-Python game-state API (:mod:`spades_sim.game`), so it never loads numba, and every
 preset and phase works: the draw deal's keep choices, blind bids, bids, bumps, exchange passes
 (one card per step) and the play. ``docs/environment.md`` is the full guide.
+:class:`BatchEnv` (``batch.py``) is the other way in: many tables stepped together by the
+engine, as NumPy arrays, for learning at engine speed (it loads numba on first use).
 
 A random-legal-action episode (one hand of ``classic``):
 

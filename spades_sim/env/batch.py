@@ -12,7 +12,7 @@ is ``engine/batch.py``; ``docs/environment.md`` is the guide.
 >>> batch = BatchEnv(8, "classic", opponents={1: "heuristic", 3: "heuristic"})
 >>> views, masks = batch.reset(seed=1)
 >>> views.shape, masks.shape, masks.dtype
-((8, 67), (8, 95), dtype('bool'))
+((8, 85), (8, 95), dtype('bool'))
 >>> rng = np.random.default_rng(0)
 >>> actions = np.array([rng.choice(np.flatnonzero(row)) for row in masks])
 >>> views, masks, rewards, dones = batch.step(actions)
