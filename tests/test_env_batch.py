@@ -4,13 +4,19 @@ the same views, masks and rewards; seeding, auto-reset and one-line errors."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
 
 from spades_sim.core.errors import SpadesError  # noqa: E402
-from spades_sim.core.rules import preset  # noqa: E402
+from spades_sim.core.rules import PRESETS, preset  # noqa: E402
 from spades_sim.core.view import V_SEAT  # noqa: E402
 from spades_sim.env import N_ACTIONS, BatchEnv, raw_env, to_env, to_game  # noqa: E402
 from spades_sim.env.actions import LOOK_ACTION  # noqa: E402
@@ -169,3 +175,35 @@ def test_bad_input_is_one_line():
             BatchEnv(2, "classic", **kwargs)
     with pytest.raises(SpadesError, match="n_tables"):
         BatchEnv(0)
+
+
+def _digest(seed: int) -> str:
+    batch = BatchEnv(2, "tournament", opponents={1: "heuristic"})
+    batch.reset(seed=seed)
+    policy = np.array([3], dtype=np.uint64)
+    digest = hashlib.sha256()
+    for _ in range(60):
+        for array in batch.step(batch.random_actions(policy)):
+            digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def test_jit_matches_no_jit():
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import test_env_batch; "
+            "print(test_env_batch._digest(2))")
+    result = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)],
+                            capture_output=True, text=True, timeout=600, check=True,
+                            env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
+    assert result.stdout.strip() == _digest(2)
+
+
+def test_one_signature_per_batch_kernel():
+    from spades_sim.engine import batch, table
+
+    for name in PRESETS:
+        for opponents in ({}, {1: "random"}, {0: "mc:samples=2"}):
+            env = BatchEnv(2, name, opponents=opponents)
+            env.reset(seed=1)
+            env.step(env.random_actions(np.array([1], dtype=np.uint64)))
+    for kernel in (batch.batch_step_nb, batch.batch_reset_nb, table.mixed_run_nb):
+        assert len(kernel.signatures) <= 1, kernel
