@@ -135,7 +135,6 @@ def mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, p
     kinds_packed = table[T_KINDS]
     memo_tuple = (table[T_MEMO_GROUPS], memo, memo.view(np.float64))
     rates = (table[T_BLIND_NIL_RATES], table[T_BLIND_BID_RATES], table[T_BUMP_RATES])
-    n_cards = ordered_deck_nb(rules, deck)
     while True:
         stage = state[S_STAGE]
         if stage == STAGE_START:
@@ -164,6 +163,9 @@ def mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, p
             state[S_N_HANDS] = 0
             state[S_STAGE] = STAGE_DEAL
         elif stage == STAGE_DEAL:
+            # (the ordered deck here, once a hand, not once a call: a call per decision made
+            # it a fifth of a batched environment step)
+            n_cards = ordered_deck_nb(rules, deck)
             key_index = state[S_KEY_INDEX]
             dealer = state[S_DEALER]
             deal_state = seed_nb(deal_key, key_index)

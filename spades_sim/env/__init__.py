@@ -4,6 +4,8 @@ Needs the ``rl`` extra (``pip install 'spades_sim[rl]'``: PettingZoo and Gymnasi
 the pure-Python game-state API (:mod:`spades_sim.game`), so it never loads numba, and every
 preset and phase works: the draw deal's keep choices, blind bids, bids, bumps, exchange passes
 (one card per step) and the play. ``docs/environment.md`` is the full guide.
+:class:`BatchEnv` (``batch.py``) is the other way in: many tables stepped together by the
+engine, as NumPy arrays, for learning at engine speed (it loads numba on first use).
 
 A random-legal-action episode (one hand of ``classic``):
 
@@ -102,7 +104,8 @@ except ImportError as error:  # pragma: no cover (the dev extra installs them)
 
 from .actions import N_ACTIONS, describe, to_env, to_game
 from .aec import env, raw_env, render_text, resolve_rules
+from .batch import BatchEnv
 from .encoding import BLOCKS, OBSERVATION_SIZE, OFFSETS
 
-__all__ = ["BLOCKS", "N_ACTIONS", "OBSERVATION_SIZE", "OFFSETS", "describe", "env", "raw_env",
-           "render_text", "resolve_rules", "to_env", "to_game"]
+__all__ = ["BLOCKS", "N_ACTIONS", "OBSERVATION_SIZE", "OFFSETS", "BatchEnv", "describe", "env",
+           "raw_env", "render_text", "resolve_rules", "to_env", "to_game"]
