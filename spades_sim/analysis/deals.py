@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
+from .groups import text_values
 
 
 def deal_fingerprint(cards) -> np.ndarray:
@@ -51,7 +52,7 @@ def deals_from_rows(hands: pd.DataFrame) -> pd.DataFrame:
 
 def identical_deals(deals: pd.DataFrame, baseline: str, configs) -> dict:
     """Configuration -> (hands dealt exactly the baseline's cards, hands paired)."""
-    config = deals["config"].astype(str).to_numpy()
+    config = text_values(deals["config"])
     base = deals.loc[config == baseline, ["hand_id", "deal"]]
     found = {}
     for name in configs:

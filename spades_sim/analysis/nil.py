@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..core.errors import AnalysisError
 from .clustered import clustered_mean
+from .groups import text_values
 from .metrics import FEATURES, add_rate, aggregate, rate_interval, require_columns
 
 #: Category labels of ``partner_bid``: ``"nil"`` (plain or blind), then the number bids.
@@ -184,7 +185,7 @@ def nil_side_hands(df: pd.DataFrame, pairs: dict) -> pd.DataFrame:
     require_columns(df, ["config", "game_id", "seat", "bid", "nil", "blind", "tricks",
                          "score_delta", *_SIDE_HAND], "nil_side_hands")
     hands = df.loc[df["game_id"].to_numpy() == -1]
-    names = hands["config"].astype(str).to_numpy()
+    names = text_values(hands["config"])
     parts = []
     for line, numbers in pairs.items():
         if not isinstance(numbers, dict):

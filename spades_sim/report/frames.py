@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..analysis.deals import deal_fingerprint
+from ..analysis.groups import text_values
 from ..run import read_meta, stored_chunks
 from ..run.frames import hand_features
 from ..run.layout import needed_columns, tidy_from_stored
@@ -93,6 +94,32 @@ class ConfigFrames:
                 values = np.concatenate([part[feature] for part in self.features[name]])
                 frame[feature] = values[:, :players].reshape(-1)
         return frame[columns]
+
+
+def nil_bid_rows(folder: Path, columns) -> pd.DataFrame:
+    """The rows of nil bids (``nil`` true) of the tidy frame of a run folder, only ``columns``
+    (``nil`` among them), in its order: built one chunk at a time from the stored rows of the
+    hands that hold a nil bid, without holding the whole run (a run's cards are eight bytes a
+    seat). ``config`` is text (the chunks' categories differ)."""
+    spec = run_spec(folder)
+    meta = read_meta(folder)
+    columns = list(columns)
+    parts = []
+    for _, table in stored_chunks(folder, meta, spec):
+        # The hands with a bid of zero in some seat: every nil bid is one (``run/layout.py``).
+        bids = [c for c in table.column_names if c.rsplit("_", 1)[0] == "bid"]
+        held = pc.equal(table.column(bids[0]), 0)
+        for name in bids[1:]:
+            held = pc.or_(held, pc.equal(table.column(name), 0))
+        table = table.select(needed_columns(columns, table.column_names, spec.games_mode))
+        frame = tidy_from_stored(table.filter(held), spec, columns)
+        del table
+        part = frame.loc[frame["nil"].to_numpy(dtype=bool)].reset_index(drop=True)
+        part["config"] = text_values(part["config"])
+        parts.append(part)
+        del frame
+    pa.default_memory_pool().release_unused()
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
 
 
 def _first_deals(block: pa.Table, cards: list) -> pd.DataFrame:

@@ -139,7 +139,9 @@ class Context:
         if mode not in self.experiment.modes:
             return None
         if mode not in self._frames:
-            self._split.clear()  # (read again if a later section asks: memory before speed)
+            # (the same rows split by configuration: dropped, read again if a later section
+            # asks: memory before speed)
+            self._split.pop(mode, None)
             columns = [c for c in tidy_columns(self.has_par(mode)) if c not in UNUSED_COLUMNS]
             frame = load_run(self.results / mode, columns=columns)
             if not len(frame):  # every chunk file corrupt or unfinished

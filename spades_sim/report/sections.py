@@ -18,7 +18,14 @@ from ..analysis.effects import (
     paired_effects,
     paired_from_summary,
 )
-from ..analysis.facts import blind_nil_games, nil_by_cards, spades_facts
+from ..analysis.facts import (
+    FACT_COLUMNS,
+    blind_nil_games,
+    contract_facts,
+    facts_table,
+    game_facts,
+    nil_by_cards,
+)
 from ..analysis.headtohead import (
     differences_in_differences,
     head_to_head,
@@ -50,9 +57,10 @@ from ..analysis.winprob import (
 )
 from ..evaluate import rating_difference
 from ..experiment.counterfactual import is_number_line
-from ..run import load_run, read_meta
+from ..run import read_meta
 from .examples import add_example_hands
 from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
+from .frames import nil_bid_rows
 from .model import Context, Section, section
 
 # -- the sections ---------------------------------------------------------------------------------
@@ -559,9 +567,8 @@ def _nil_value(ctx: Context, section: Section) -> None:
         return
     # In the experiment's order, so that a repeated comparison is shown as the earlier one.
     lines = {c.name: lines[c.name] for c in ctx.experiment.configs if c.name in lines}
-    frame = ctx.frame("hands", number_lines=True)
-    side_hands = nil_side_hands(frame, lines)  # (once, for both tables)
-    value = nil_paired_value(frame, lines, side_hands=side_hands)
+    side_hands = _nil_side_hands(ctx, lines)  # (once, for both tables)
+    value = nil_paired_value(None, lines, side_hands=side_hands)
     repeats = value.loc[value["same_as"] != "", ["config", "same_as"]].drop_duplicates()
     for row in repeats.to_dict(orient="records"):
         section.notes.append(Markup(
@@ -602,7 +609,7 @@ def _nil_value(ctx: Context, section: Section) -> None:
     ladders = _nil_ladders(ctx, lines)
     if not ladders:
         return
-    marginal = pd.concat([nil_marginal_value(frame, lines, ladder, side_hands=side_hands)
+    marginal = pd.concat([nil_marginal_value(None, lines, ladder, side_hands=side_hands)
                           for ladder in ladders], ignore_index=True)
     ctx.table(section, "marginal-value", "What the nils added by each nil threshold were worth "
               "(independent hands, per added nil side-hand)", marginal,
@@ -620,6 +627,36 @@ def _nil_value(ctx: Context, section: Section) -> None:
             code(row["previous"]), code(row["config"]), int(row["n"]), row["margin_diff"],
             row["margin_low"], row["margin_high"], row["diff"], row["diff_low"],
             row["diff_high"]))
+
+
+#: The columns ``analysis.nil.nil_side_hands`` reads.
+NIL_VALUE_COLUMNS = ("config", "duplicate", "game_id", "hand_id", "seat", "side", "bid", "nil",
+                     "blind", "tricks", "score_delta")
+
+
+def _nil_side_hands(ctx: Context, lines: dict) -> pd.DataFrame:
+    """``analysis.nil.nil_side_hands`` of the hands run for ``lines`` (nil line -> ``{side:
+    number line}``), one nil line at a time: the tidy frames of a line and its number lines
+    only (the whole run with its number lines is several gigabytes). Each line's rows depend
+    only on its own configurations, and the table is sorted by configuration and side-hand,
+    so the parts put together are the table of the whole frame."""
+    frames = ctx.config_frames("hands")
+    parts = []
+    for line, numbers in lines.items():
+        names = [line, *numbers.values()]
+        found = [frames.frame(name, NIL_VALUE_COLUMNS) for name in names]
+        for part in found:  # (one categorical: pandas makes text of categoricals that differ)
+            part["config"] = part["config"].cat.set_categories(sorted(names))
+        frame = pd.concat(found, ignore_index=True)
+        del found
+        parts.append(nil_side_hands(frame, {line: numbers}))
+        del frame
+    found = [part for part in parts if len(part)]
+    if len(found) < 2:  # (none or one: the table as it is, empty or sorted already)
+        return found[0] if found else parts[0]
+    table = pd.concat(found, ignore_index=True)
+    return table.sort_values(["config", "duplicate", "hand_id", "side"], kind="stable",
+                             ignore_index=True)
 
 
 def _nil_ladders(ctx: Context, lines: dict) -> list[list[str]]:
@@ -688,10 +725,15 @@ def _baseline_name(ctx: Context, table: pd.DataFrame) -> str | None:
          "spades and any joker) and low cards (2 to 5 of any suit) held needs a run played "
          "with its cards (cards = true).")
 def _facts(ctx: Context, section: Section) -> None:
-    hands = ctx.frame("hands") if "hands" in ctx.experiment.modes else None
+    # The contracts of 10+ one configuration at a time (the whole hands frame is gigabytes;
+    # the facts of a configuration are its own rows'); the games frame is small.
+    mode = "hands" if "hands" in ctx.experiment.modes else "games"
+    contracts = ctx.per_config(mode, {"contracts": lambda frame: pd.DataFrame(
+        contract_facts(frame, mode), columns=list(FACT_COLUMNS))})["contracts"]
     games = ctx.frame("games") if "games" in ctx.experiment.modes else None
     limits = {name: rules.bag_limit for name, rules in ctx.rules.items()}
-    table = spades_facts(hands, games, limits)
+    table = facts_table([*contracts.to_dict(orient="records"),
+                         *(game_facts(games, limits) if games is not None else [])])
     ctx.table(section, "facts", "Spades facts by configuration", table,
               note="value: a mean (per game) or a share (rates as fractions); unit: what n "
                    "counts; 95% intervals (t for means, Wilson for shares, clustered by deal "
@@ -706,16 +748,16 @@ def _facts(ctx: Context, section: Section) -> None:
         section.findings.append(Markup("In {} under {}, {}: {} ({:,} {}s).").format(
             MODE_WORDS[row["mode"]].split(",")[0], code(row["config"]), row["fact"], value,
             int(row["n"]), row["unit"].split(" (")[0]))
-    mode = "hands" if hands is not None else "games"
     if not read_meta(ctx.results / mode)["identity"].get("cards", False):
         section.notes.append(Markup(
             "Nil success by spade honours and low cards needs the dealt cards: add "
             "<code>cards = true</code> to the experiment file and run it again (the nil "
             "section shows success by spades and high cards held meanwhile)."))
         return
-    cards = load_run(ctx.results / mode, columns=["config", "duplicate", "game_id", "hand_id",
-                                                  "nil", "tricks", "cards"])
-    cards = cards.loc[~cards["config"].astype(str).map(is_number_line)]
+    # Only the nil bids' rows, read a chunk at a time (every seat's cards are gigabytes).
+    cards = nil_bid_rows(ctx.results / mode, ["config", "duplicate", "game_id", "hand_id",
+                                              "nil", "tricks", "cards"])
+    cards = cards.loc[~cards["config"].map(is_number_line).to_numpy(dtype=bool)]
     by_cards = nil_by_cards(cards)
     ctx.table(section, "nil-by-cards", "Nil success by spade honours and low cards held "
               f"({MODE_WORDS[mode]})", by_cards,
