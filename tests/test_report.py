@@ -427,7 +427,8 @@ def test_figures_are_small_svgs_with_distinct_titles(built):
         assert "<svg" in head and "<dc:date>" not in head, path.name
     assert max(path.stat().st_size for path in figures) < 400_000
     text = built["index"].read_text()
-    captions = re.findall(r"<figcaption>([^<]*)</figcaption>", text)
+    captions = re.findall(r'<figcaption>([^<]*?)\s*(?:<span class="note">[^<]*</span>)?'
+                          r"</figcaption>", text)
     assert len(captions) == len(figures) == len(set(captions))
     sections = set(re.findall(r'<h2 id="[^"]+">([^<]*)</h2>', text))
     assert not sections & set(captions)
@@ -452,7 +453,7 @@ def test_facets_follow_the_configuration_order(built, tmp_path):
     ctx = _context(built, tmp_path)
     order = [c.name for c in ctx.experiment.configs]
     assert order == ["classic", "aggr=1", "jokers", "three"]
-    table = pd.DataFrame({"config": sorted(order), "n": [1, 2, 3, 4]})
+    table = pd.DataFrame({"config": sorted(order), "n": [101, 102, 103, 104]})
     table["config"] = table["config"].astype("category")  # alphabetical categories
     seen = []
 
@@ -479,9 +480,51 @@ def test_a_single_bar_is_not_drawn(built, tmp_path):
     assert section.items == [] and not list(tmp_path.glob("*.svg"))
 
 
+def test_rows_on_few_cases_are_left_out_of_figures(built, tmp_path):
+    """Rows with n under 30 are not drawn, and the caption names them; a figure left with one
+    row is not drawn at all."""
+    ctx = _context(built, tmp_path)
+    seen = []
+
+    def plot(part, *, ax):
+        seen.append(part["config"].astype(str).tolist())
+        return ax
+
+    section = report_model.Section("few", "Section few", "")
+    table = pd.DataFrame({"config": ["classic", "aggr=1", "jokers", "jokers"],
+                          "n": [100, 12, 40, 29]})
+    ctx.figure(section, "a", "Some thin rows", plot, table)
+    assert seen == [["classic", "jokers"]]
+    note = section.items[0].note
+    assert "aggr=1 (every row)" in note and "some rows of jokers" in note and "30" in note
+    ctx.figure(section, "b", "One row left", plot, table.iloc[:2])
+    assert len(section.items) == 1 and len(seen) == 1
+
+
+def test_many_lines_become_panels(built, tmp_path):
+    """A line plot of 12 lines or more is drawn one panel per configuration; fewer stay on
+    one axes."""
+    ctx = _context(built, tmp_path)
+    panels = []
+
+    def plot(part, *, ax):
+        panels.append(len(part))
+        return ax
+
+    section = report_model.Section("lines", "Section lines", "")
+    table = pd.DataFrame({"config": ["classic"] * 12, "strategy": [f"s{i}" for i in range(12)],
+                          "n": 50})
+    ctx.figure(section, "few", "Eleven lines", plot, table.iloc[:11],
+               lines=("config", "strategy"))
+    assert panels == [11]
+    table["config"] = [f"c{i}" for i in range(12)]
+    ctx.figure(section, "many", "Twelve lines", plot, table, lines=("config", "strategy"))
+    assert panels[1:] == [1] * 12
+
+
 def test_duplicate_figure_titles_are_refused(built, tmp_path):
     ctx = _context(built, tmp_path)
-    table = pd.DataFrame({"config": ["classic", "jokers"], "n": [1, 2]})
+    table = pd.DataFrame({"config": ["classic", "jokers"], "n": [100, 200]})
 
     def plot(part, *, ax):
         return ax

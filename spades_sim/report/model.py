@@ -47,6 +47,7 @@ FIGURE_STYLE = {"svg.hashsalt": "spades-sim", "svg.fonttype": "path"}
 FIGURE_METADATA = {"Date": None, "Creator": None}
 FACET_OVER = 3  # figures with more groups than this are drawn one panel per group
 FACET_COLUMNS = 3  # panels per row at most
+MANY_LINES = 12  # a line plot of this many lines or more is drawn one panel per configuration
 LONG_TABLE = 30  # tables with more rows are folded (<details>) in the page
 # Columns no section reads: left on disk (a 400,000-hand run of 8 configurations is 12 M rows).
 UNUSED_COLUMNS = ("chunk", "dealer", "bumped", "hcp", "voids", "singletons", "longest")
@@ -74,6 +75,8 @@ class Figure:
     title: str
     src: str
     kind: str = "figure"
+    #: What the figure leaves out (rows on too few cases), said under it.
+    note: str = ""
 
 
 @dataclass
@@ -271,7 +274,7 @@ class Context:
         return table
 
     def figure(self, section: Section, slug: str, title: str, plot, table: pd.DataFrame,
-               size=FIGURE_SIZE, facet: str | None = None) -> None:
+               size=FIGURE_SIZE, facet: str | None = None, lines=None) -> None:
         """Draw ``plot(table, ax=ax)`` into ``<section>-<slug>.svg``; skipped for an empty
         table. The table is passed in the experiment's configuration order (:meth:`ordered`,
         the tables' order), so series, bars and panels come in that order. ``facet``: one
@@ -279,10 +282,21 @@ class Context:
         one legend below them), each titled with its value, when it has more than
         :data:`FACET_OVER` values. The figure is titled ``title`` (with the plot's note on its
         intervals); a title used by another figure of the report, or the section's own title,
-        is refused (``ValueError``): every figure says what it shows. A table of one row is
-        not drawn (a single bar compares nothing; the table beside it says as much)."""
-        if table is None or len(table) < 2:  # one bar or point compares nothing: the table
-            return                             # says it
+        is refused (``ValueError``): every figure says what it shows. Rows resting on fewer
+        than ``formatting.FEW_CASES`` cases (their ``n``) are left out, and the caption says
+        which (the table shows them, greyed). A table of one row is not drawn (a single bar
+        compares nothing; the table beside it says as much). ``lines``: the columns whose
+        values make the lines of a line plot; with :data:`MANY_LINES` lines or more the figure
+        is drawn one panel per value of the first (unless ``facet`` is given)."""
+        if table is None:
+            return
+        table, note = _without_few_cases(table)
+        if len(table) < 2:  # one bar or point compares nothing: the table says it
+            return
+        if facet is None and lines:
+            keys = [column for column in lines if column in table.columns]
+            if keys and len(table[keys].drop_duplicates()) >= MANY_LINES:
+                facet = keys[0]
         self._claim_title(section, title)
         name = f"{section.name}-{slug}.{FIGURE_FORMAT}"
         table = self.ordered(table)
@@ -292,7 +306,7 @@ class Context:
         else:
             draw_figure(self.out / name, title, plot, table, size, facet)
         self.files.append(name)
-        section.items.append(Figure(title, name))
+        section.items.append(Figure(title, name, note=note))
 
     def finish_figures(self) -> None:
         """Wait for the figures drawn in other processes (:attr:`drawing`); the first one that
@@ -313,6 +327,30 @@ class Context:
             raise ValueError(f"figure {title!r} in section {section.name!r}: the report has "
                              f"a figure of that title already (in section {used[key]!r})")
         used[key] = section.name
+
+
+def _without_few_cases(table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """``table`` without its rows on fewer than ``formatting.FEW_CASES`` cases, and what the
+    caption says of them (empty when none was left out)."""
+    few = np.asarray(few_cases(table), dtype=bool)
+    if not few.any():
+        return table, ""
+    kept = table.loc[~few]
+    if "config" in table.columns:
+        names = list(dict.fromkeys(table["config"].astype(str)))
+        left = [name for name in names if name not in set(kept["config"].astype(str))]
+        thin = [name for name in names
+                if name not in left and name in set(table.loc[few, "config"].astype(str))]
+        parts = []
+        if left:
+            parts.append(f"{', '.join(left)} (every row)")
+        if thin:
+            parts.append(f"some rows of {', '.join(thin)}")
+        which = "; ".join(parts)
+    else:
+        which = f"{int(few.sum())} rows"
+    return kept, (f"Left out: {which}, resting on fewer than {FEW_CASES} cases each (the "
+                  f"table shows them, greyed).")
 
 
 def _picklable(plot) -> bool:

@@ -338,7 +338,7 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
                size=(7.5, max(3.5, 0.4 * len(accuracy) + 1.5)))
     spread = found["spread"]
     ctx.figure(section, "tricks-minus-bid", "Tricks minus bid", plots.plot_tricks_minus_bid,
-               spread)
+               spread, lines=("config", "strategy"))
     ctx.table(section, "tricks-minus-bid", "Tricks minus bid (share of non-nil seat bids)",
               spread)
     for feature in ("spades", "high_cards"):
@@ -542,7 +542,7 @@ def _nil(ctx: Context, section: Section) -> None:
                size=(7.5, max(3.5, 0.35 * len(success) + 1.5)))
     by_spades = found["spades"]
     ctx.figure(section, "by-spades", "Nil success by spades held", plots.plot_nil_success,
-               by_spades)
+               by_spades, lines=("config",))
     ctx.table(section, "by-spades", f"Nil success by spades held ({where})", by_spades)
     by_high = found["high_cards"]
     ctx.table(section, "by-high-cards", f"Nil success by high cards held ({where})", by_high)
