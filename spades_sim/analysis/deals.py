@@ -56,7 +56,12 @@ def identical_deals(deals: pd.DataFrame, baseline: str, configs) -> dict:
     base = deals.loc[config == baseline, ["hand_id", "deal"]]
     found = {}
     for name in configs:
-        joined = deals.loc[config == name, ["hand_id", "deal"]].merge(
-            base, on="hand_id", suffixes=("", "_baseline"))
+        mine = deals.loc[config == name, ["hand_id", "deal"]]
+        if np.array_equal(mine["hand_id"].to_numpy(), base["hand_id"].to_numpy()):
+            # the same hands in the same order (the configurations of one run): no join
+            same = mine["deal"].to_numpy() == base["deal"].to_numpy()
+            found[name] = (int(same.sum()), len(mine))
+            continue
+        joined = mine.merge(base, on="hand_id", suffixes=("", "_baseline"))
         found[name] = (int((joined["deal"] == joined["deal_baseline"]).sum()), len(joined))
     return found

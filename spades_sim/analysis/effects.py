@@ -59,11 +59,18 @@ GAME_KEYS = ("config", "rules", "duplicate", "chunk")
 def _per_seat_metrics(rows: pd.DataFrame, metrics) -> dict[str, np.ndarray]:
     contract = rows["side_contract"].to_numpy(dtype=np.int64)
     taken = rows["side_taken"].to_numpy(dtype=np.int64)
+    bags = {}
+
+    def bag(index):  # (side_bags once for both of its metrics: it groups every row)
+        if not bags:
+            bags["found"] = side_bags(rows)
+        return bags["found"][index].astype(float)
+
     values = {
         "score": lambda: rows["score_delta"].to_numpy(dtype=float),
         "set": lambda: ((contract > 0) & (taken < contract)).astype(float),
-        "bags_added": lambda: side_bags(rows)[1].astype(float),
-        "overtricks": lambda: side_bags(rows)[0].astype(float),
+        "bags_added": lambda: bag(1),
+        "overtricks": lambda: bag(0),
         "nil": lambda: rows["nil"].to_numpy(dtype=float),
     }
     return {name: values[name]() for name in metrics}
@@ -314,6 +321,16 @@ def _mcnemar_binary(table, units, base, name, baseline, by) -> None:
     the baseline's units); the per-deal t interval stays. In place."""
     keys = list(dict.fromkeys(["hand_id", BINARY[name], *by]))
     base = base.drop(columns="config")
+    if not by and _same_keys(units, base, keys):  # one configuration, unit for unit
+        config = units["config"]
+        (value,) = config.unique()  # (the caller's table has that configuration's rows)
+        event, before = units["event"].to_numpy(), base["event"].to_numpy()
+        gains = int(np.count_nonzero(event & ~before))
+        losses = int(np.count_nonzero(~event & before))
+        where = ((table["metric"] == name) & (table["config"] == value)).to_numpy()
+        table.loc[where, "diff_p"] = mcnemar_exact(gains, losses)
+        table.loc[where, ["gains", "losses"]] = float(gains), float(losses)
+        return
     paired = join_unique(units, base, keys, "_baseline")
     paired["gains"] = paired["event"] & ~paired["event_baseline"]
     paired["losses"] = ~paired["event"] & paired["event_baseline"]
@@ -327,6 +344,14 @@ def _mcnemar_binary(table, units, base, name, baseline, by) -> None:
             where &= (table[column] == value).to_numpy()
         table.loc[where, "diff_p"] = mcnemar_exact(row["gains"], row["losses"])
         table.loc[where, ["gains", "losses"]] = float(row["gains"]), float(row["losses"])
+
+
+def _same_keys(units: pd.DataFrame, base: pd.DataFrame, keys) -> bool:
+    """Whether ``units`` hold one configuration and the very keys of ``base``, row for row
+    (then each unit pairs with the baseline's unit in the same position)."""
+    if len(units) != len(base) or not len(units) or units["config"].nunique() != 1:
+        return False
+    return all(np.array_equal(units[key].to_numpy(), base[key].to_numpy()) for key in keys)
 
 
 def game_effects(df: pd.DataFrame, by=("config",), comeback_deficit: int = 100) -> pd.DataFrame:
