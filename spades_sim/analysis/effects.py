@@ -186,7 +186,7 @@ def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=(), deals=None) ->
     require_columns(df, ["config", "duplicate", "game_id", "hand_id", "seat", *by, *bags,
                          "score_delta", "side_contract", "side_taken", "nil"], "paired_effects")
     first = ~df["duplicate"].to_numpy(dtype=bool) & (df["game_id"].to_numpy() == -1)
-    hands = df.loc[first]
+    hands = df if first.all() else df.loc[first]  # (no copy of a frame of first plays only)
     seats = hands.groupby("config", observed=True)["seat"].max()
     work = hands[["config", "hand_id", *by]].copy()
     if isinstance(work["config"].dtype, pd.CategoricalDtype):
