@@ -82,6 +82,11 @@ class ConfigFrames:
         parts = self.dealt.get(name)
         return pd.concat(parts, ignore_index=True) if parts else None
 
+    def drop_deals(self) -> None:
+        """Forget the deals (:meth:`deals`: the paired effects read them, once): a hundred
+        megabytes in a large run that later sections need not hold."""
+        self.dealt.clear()
+
     def frame(self, name: str, columns=None) -> pd.DataFrame:
         """The tidy frame of configuration ``name`` (the rows and columns the whole frame has
         for it, in its order), only ``columns`` (of :data:`COLUMNS`) when given."""
@@ -132,7 +137,8 @@ def _first_deals(block: pa.Table, cards: list) -> pd.DataFrame:
         keep &= block.column("game_id").to_numpy(zero_copy_only=False) == -1
     dealt = np.stack([block.column(c).to_numpy(zero_copy_only=False) for c in cards], axis=1)
     return pd.DataFrame({
-        "hand_id": block.column("hand_id").to_numpy(zero_copy_only=False)[keep].astype(np.int64),
+        # (int32: a run's hand ids fit; the hand summaries read them as int64)
+        "hand_id": block.column("hand_id").to_numpy(zero_copy_only=False)[keep].astype(np.int32),
         "deal": deal_fingerprint(dealt[keep])})
 
 

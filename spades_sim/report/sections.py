@@ -261,6 +261,7 @@ def _paired_effects(ctx: Context, comparisons) -> list[pd.DataFrame]:
             uses[member] -= 1
             if not uses[member]:
                 del summaries[member]
+    frames.drop_deals()  # (read here only)
     tables = []
     for names, baseline in comparisons:  # (the baseline is not compared with itself)
         order = sorted(names)
