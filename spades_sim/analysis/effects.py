@@ -191,9 +191,17 @@ def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=(), deals=None) ->
     work = hands[["config", "hand_id", *by]].copy()
     if isinstance(work["config"].dtype, pd.CategoricalDtype):
         work["config"] = work["config"].cat.remove_unused_categories()
-    for name, values in _per_seat_metrics(hands, metrics).items():
-        work[name] = values
-    per_hand = aggregate(work, ["config", "hand_id", *by], **{m: (m, "mean") for m in metrics})
+    grid = None if by else _seat_grid(hands)
+    if grid is None:
+        for name, values in _per_seat_metrics(hands, metrics).items():
+            work[name] = values
+        per_hand = aggregate(work, ["config", "hand_id", *by],
+                             **{m: (m, "mean") for m in metrics})
+    else:
+        per_hand, values = _grid_per_hand(hands, work, metrics, grid)
+        for name in BINARY:
+            if name in values:
+                work[name] = values[name]
     units = {}
     for name in metrics:
         if name in BINARY:
@@ -201,7 +209,8 @@ def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=(), deals=None) ->
             found = hands[list(dict.fromkeys(["config", *keys]))].copy()
             found["config"] = work["config"].array
             found["event"] = work[name].to_numpy() > 0.5
-            units[name] = first_rows(found, ["config", *keys])
+            units[name] = (first_rows(found, ["config", *keys]) if grid is None
+                           else found.iloc[_grid_first_rows(grid, BINARY[name], len(found))])
     if deals is not None:
         deals = pd.DataFrame({"config": pd.Categorical(
             [str(seats.index[0])] * len(deals), categories=[str(seats.index[0])]),
@@ -210,6 +219,72 @@ def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=(), deals=None) ->
     elif "cards" in hands.columns:
         deals = deals_from_rows(hands)
     return HandSummary(tuple(metrics), tuple(by), seats, per_hand, units, deals)
+
+
+def _seat_grid(hands: pd.DataFrame) -> tuple[int, np.ndarray] | None:
+    """``(players, sides)`` where the rows are one configuration's hands, each as ``players``
+    rows in a row (seats 0 to ``players - 1``, ``sides``: their sides, alike in every hand),
+    the hand ids rising (the tidy frame of one configuration's first plays); else None."""
+    if not len(hands) or "side" not in hands.columns:
+        return None
+    config = hands["config"]
+    codes = (config.cat.codes.to_numpy() if isinstance(config.dtype, pd.CategoricalDtype)
+             else None)
+    if codes is None or (codes != codes[0]).any():
+        return None
+    seat = hands["seat"].to_numpy().astype(np.int64)
+    players = int(seat.max()) + 1
+    if len(seat) % players or not (seat.reshape(-1, players) == np.arange(players)).all():
+        return None
+    ids = hands["hand_id"].to_numpy().reshape(-1, players)
+    sides = hands["side"].to_numpy().reshape(-1, players)
+    if not ((ids == ids[:, :1]).all() and (np.diff(ids[:, 0]) > 0).all()
+            and (sides == sides[:1]).all()):
+        return None
+    return players, sides[0].astype(np.int64)
+
+
+def _grid_per_hand(hands: pd.DataFrame, work: pd.DataFrame, metrics, grid):
+    """``per_hand`` of :func:`hand_summary` for a frame :func:`_seat_grid` accepts, by
+    position (each hand's rows summed, then divided by the seats: the very values of the
+    group-by mean, every sum being of whole numbers), and the per-row values of the binary
+    metrics."""
+    players, sides = grid
+    contract = hands["side_contract"].to_numpy().reshape(-1, players).astype(np.int64)
+    taken = hands["side_taken"].to_numpy().reshape(-1, players).astype(np.int64)
+    values = {}
+    for name in metrics:
+        if name == "score":
+            values[name] = hands["score_delta"].to_numpy(dtype=float).reshape(-1, players)
+        elif name == "set":
+            values[name] = ((contract > 0) & (taken < contract)).astype(float)
+        elif name == "nil":
+            values[name] = hands["nil"].to_numpy(dtype=float).reshape(-1, players)
+        else:  # overtricks and bags added, as metrics.side_bags counts them
+            overtricks = np.maximum(taken - contract, 0)
+            if name == "overtricks":
+                values[name] = overtricks.astype(float)
+                continue
+            tricks = hands["tricks"].to_numpy().reshape(-1, players).astype(np.int64)
+            side_tricks = np.zeros_like(tricks)
+            for side in np.unique(sides):
+                mine = sides == side
+                side_tricks[:, mine] = tricks[:, mine].sum(axis=1, keepdims=True)
+            values[name] = (overtricks + side_tricks - taken).astype(float)
+    first = np.arange(0, len(hands), players)
+    per_hand = work[["config", "hand_id"]].iloc[first].reset_index(drop=True)
+    for name in metrics:
+        per_hand[name] = values[name].sum(axis=1) / players
+    return per_hand, {name: values[name].reshape(-1) for name in BINARY if name in values}
+
+
+def _grid_first_rows(grid, key: str, n_rows: int) -> np.ndarray:
+    """The positions of the first row of each unit (``side``: side-hand, ``seat``: seat) among
+    the ``n_rows`` rows of a frame :func:`_seat_grid` accepts, in order."""
+    players, sides = grid
+    seats = (np.arange(players) if key == "seat"
+             else np.sort(np.unique(sides, return_index=True)[1]))
+    return (np.arange(0, n_rows, players)[:, None] + seats[None, :]).reshape(-1)
 
 
 def join_summaries(summaries, names) -> HandSummary:
