@@ -345,7 +345,8 @@ def _without_few_cases(table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
         if left:
             parts.append(f"{', '.join(left)} (every row)")
         if thin:
-            parts.append(f"some rows of {', '.join(thin)}")
+            parts.append("some rows of every configuration" if len(thin) == len(names) > 2
+                         else f"some rows of {', '.join(thin)}")
         which = "; ".join(parts)
     else:
         which = f"{int(few.sum())} rows"
