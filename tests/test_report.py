@@ -829,3 +829,19 @@ def test_tables_lead_with_their_answer_columns(built):
     assert list(csv.columns[:4]) == ["config", "strategy", "n", "exact"]  # the CSV keeps order
     few = csv["n"] < 30
     assert table.count('<tr class="few">') == int(few.sum())
+
+
+def test_example_hands_from_the_sections_own_pass(built, tmp_path):
+    """The examples picked in a section's own pass over the configurations (example_picks)
+    are the ones the examples' own pass finds: the same diagrams."""
+    from spades_sim.report.examples import add_example_hands, example_picks
+
+    kinds = ("worst-set", "failed-nil", "made-blind-nil")
+    ctx = _context(built, tmp_path)
+    mode = ctx.any_mode()
+    picks = ctx.per_config(mode, {"picks": lambda frame: example_picks(frame, kinds)})["picks"]
+    own = report_model.Section("demo", "Own pass", "")
+    add_example_hands(ctx, own, kinds)
+    shared = report_model.Section("demo", "Shared pass", "")
+    add_example_hands(ctx, shared, kinds, picks=picks)
+    assert own.notes and [str(n) for n in own.notes] == [str(n) for n in shared.notes]

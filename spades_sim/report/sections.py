@@ -58,7 +58,7 @@ from ..analysis.winprob import (
 from ..evaluate import rating_difference
 from ..experiment.counterfactual import is_number_line
 from ..run import read_meta
-from .examples import add_example_hands
+from .examples import add_example_hands, example_picks
 from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
 from .frames import nil_bid_rows
 from .model import Context, Section, section
@@ -330,7 +330,8 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
     found = ctx.per_config(mode, {
         "accuracy": bid_accuracy, "spread": tricks_minus_bid,
         "spades": lambda frame: bid_calibration(frame, feature="spades"),
-        "high_cards": lambda frame: bid_calibration(frame, feature="high_cards")})
+        "high_cards": lambda frame: bid_calibration(frame, feature="high_cards"),
+        "examples": lambda frame: example_picks(frame, ("worst-set",))})
     accuracy = found["accuracy"]
     ctx.table(section, "accuracy", f"Bid accuracy by configuration and strategy ({mode})",
               accuracy)
@@ -348,7 +349,7 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
                    plots.plot_calibration, calibration, facet="config")
         ctx.table(section, f"calibration-{feature}",
                   f"Calibration: mean bid and mean tricks by {feature}", calibration)
-    add_example_hands(ctx, section, ("worst-set",))
+    add_example_hands(ctx, section, ("worst-set",), picks=found["examples"])
     if len(accuracy) and "set_rate" in accuracy:
         rates = accuracy["set_rate"].to_numpy(dtype=float)
         if np.isfinite(rates).any():
@@ -535,7 +536,8 @@ def _nil(ctx: Context, section: Section) -> None:
         "spades": lambda frame: nil_by_feature(frame, feature="spades"),
         "high_cards": lambda frame: nil_by_feature(frame, feature="high_cards"),
         "partner": lambda frame: (nil_by_partner_bid(frame) if len(frame)
-                                  and frame["config"].iloc[0] in partnership else None)})
+                                  and frame["config"].iloc[0] in partnership else None),
+        "examples": lambda frame: example_picks(frame, ("failed-nil", "made-blind-nil"))})
     success = found["success"]
     ctx.table(section, "success", f"Nil success by configuration, strategy and blind ({where})",
               success)
@@ -550,7 +552,7 @@ def _nil(ctx: Context, section: Section) -> None:
     if partnership:
         ctx.table(section, "by-partner-bid", f"Nil success by the partner's bid ({where})",
                   found["partner"])
-    add_example_hands(ctx, section, ("failed-nil", "made-blind-nil"))
+    add_example_hands(ctx, section, ("failed-nil", "made-blind-nil"), picks=found["examples"])
     _nil_value(ctx, section)
     if "games" in ctx.experiment.modes:
         _blind_nil(ctx, section)
