@@ -845,3 +845,22 @@ def test_example_hands_from_the_sections_own_pass(built, tmp_path):
     shared = report_model.Section("demo", "Shared pass", "")
     add_example_hands(ctx, shared, kinds, picks=picks)
     assert own.notes and [str(n) for n in own.notes] == [str(n) for n in shared.notes]
+
+
+def test_planned_analyses_ride_the_first_pass(built, tmp_path):
+    """An analysis planned for a later section is computed in the first pass over the
+    configurations and handed over later without another pass: the same table."""
+    ctx = _context(built, tmp_path)
+    mode = ctx.any_mode()
+    calls = []
+
+    def sizes(frame):
+        calls.append(1)
+        return pd.DataFrame({"config": [str(frame["config"].iloc[0])], "rows": [len(frame)]})
+
+    ctx.plan(mode, {"later:sizes": sizes})
+    first = ctx.per_config(mode, {"now:sizes": sizes})
+    passes = len(calls)
+    later = ctx.per_config(mode, {"later:sizes": sizes})
+    assert len(calls) == passes and passes == 2 * len(first["now:sizes"])
+    pd.testing.assert_frame_equal(later["later:sizes"], first["now:sizes"])

@@ -95,15 +95,22 @@ class SectionSpec:
     title: str
     about: str
     build: object  # build(ctx: Context, section: Section) -> None
+    #: per_config(ctx) -> {key: function}: what the builder asks ``ctx.per_config`` for
+    per_config: object = None
 
 
 SECTIONS: dict[str, SectionSpec] = {}
 
 
-def section(name: str, title: str, about: str):
-    """Register the builder of an analysis section (the decorated function)."""
+def section(name: str, title: str, about: str, per_config=None):
+    """Register the builder of an analysis section (the decorated function). ``per_config``:
+    ``per_config(ctx) -> {key: function}``, the per-configuration analyses the builder asks
+    :meth:`Context.per_config` for (mode ``ctx.any_mode()``, every configuration; keys unique
+    in the report): the report plans them (:meth:`Context.plan`), so that the first pass over
+    the configurations computes those of every section and each configuration's tidy frame is
+    built once for all of them."""
     def register(build):
-        SECTIONS[name] = SectionSpec(name, title, about, build)
+        SECTIONS[name] = SectionSpec(name, title, about, build, per_config)
         return build
     return register
 
@@ -122,6 +129,8 @@ class Context:
             self._tournament = tournament.result
         self._frames: dict = {}
         self._split: dict = {}
+        self._planned: dict = {}  # mode -> {key: function}: see plan
+        self._computed: dict = {}  # (mode, key) -> table, computed ahead of its section
         #: An executor (``concurrent.futures``) that draws the figures in other processes
         #: while the analyses go on (``build_report`` sets it); None: drawn here, in turn.
         self.drawing = None
@@ -177,19 +186,32 @@ class Context:
         together as the whole frame would have given them (``report.frames.combine``). Exact
         for analyses whose groups are within a configuration (``config`` is their first key):
         the same rows in the same order make the same groups."""
+        if names is None and all((mode, key) in self._computed for key in analyses):
+            return {key: self._computed.pop((mode, key)) for key in analyses}
+        ahead = {} if names is not None else {
+            key: function for key, function in self._planned.get(mode, {}).items()
+            if key not in analyses and (mode, key) not in self._computed}
         frames = self.config_frames(mode)
         wanted = set(frames.names() if names is None else names)
-        results: dict = {key: [] for key in analyses}
+        results: dict = {key: [] for key in [*analyses, *ahead]}
         for name in frames.names():
             if name not in wanted or (names is None and is_number_line(name)):
                 continue
             frame = frames.frame(name)
-            for key, function in analyses.items():
+            for key, function in [*analyses.items(), *ahead.items()]:
                 table = function(frame)
                 if table is not None:  # (None: nothing for this configuration)
                     results[key].append(table)
             del frame
+        for key in ahead:  # (kept for the section that planned them)
+            self._computed[(mode, key)] = combine(results.pop(key))
         return {key: combine(tables) for key, tables in results.items()}
+
+    def plan(self, mode: str, analyses: dict) -> None:
+        """Have the next :meth:`per_config` pass over every configuration of ``mode`` compute
+        ``analyses`` (``{key: function}``) too, for a later section's :meth:`per_config` call
+        with those keys (answered then without a pass of its own)."""
+        self._planned.setdefault(mode, {}).update(analyses)
 
     def number_lines(self) -> dict:
         """Configuration -> its number line, for those the hands run played one of."""

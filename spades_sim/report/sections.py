@@ -315,6 +315,21 @@ def _method_words(row) -> Markup:
         int(row["gains"]), units, int(row["losses"]))
 
 
+def _bid_accuracy_analyses(ctx: Context) -> dict:
+    """The bid accuracy section's per-configuration analyses (``model.section``)."""
+    return {
+        "bid_accuracy:accuracy": bid_accuracy, "bid_accuracy:spread": tricks_minus_bid,
+        "bid_accuracy:spades": lambda frame: bid_calibration(frame, feature="spades"),
+        "bid_accuracy:high_cards": lambda frame: bid_calibration(frame, feature="high_cards"),
+        "bid_accuracy:examples": lambda frame: example_picks(frame, ("worst-set",))}
+
+
+def _own(found: dict) -> dict:
+    """A section's tables of ``Context.per_config`` by their keys without the section's
+    name."""
+    return {key.split(":", 1)[1]: table for key, table in found.items()}
+
+
 @section("bid_accuracy", "Bid accuracy",
          "A seat's non-nil bid is exact when it takes exactly its bid in tricks, over when it "
          "takes more, under when fewer (rates with Wilson 95% intervals, over seat-hands). A "
@@ -324,14 +339,11 @@ def _method_words(row) -> Markup:
          "bag counter under its rules (the overtricks, plus a failed nil's tricks under "
          "failed_nil_tricks = bags_only). Tricks minus bid is the distribution of that "
          "difference per seat; calibration shows the mean bid and the mean tricks taken by "
-         "the number of spades (and of high cards: aces, kings, queens) in the hand as dealt.")
+         "the number of spades (and of high cards: aces, kings, queens) in the hand as dealt.",
+         per_config=_bid_accuracy_analyses)
 def _bid_accuracy(ctx: Context, section: Section) -> None:
     mode = ctx.any_mode()
-    found = ctx.per_config(mode, {
-        "accuracy": bid_accuracy, "spread": tricks_minus_bid,
-        "spades": lambda frame: bid_calibration(frame, feature="spades"),
-        "high_cards": lambda frame: bid_calibration(frame, feature="high_cards"),
-        "examples": lambda frame: example_picks(frame, ("worst-set",))})
+    found = _own(ctx.per_config(mode, _bid_accuracy_analyses(ctx)))
     accuracy = found["accuracy"]
     ctx.table(section, "accuracy", f"Bid accuracy by configuration and strategy ({mode})",
               accuracy)
@@ -510,6 +522,18 @@ def _par_hand_type_findings(ctx: Context, section: Section, types: pd.DataFrame)
             ci_text(some_over / hands, over_low, over_high, "rate")))
 
 
+def _nil_analyses(ctx: Context) -> dict:
+    """The nil section's per-configuration analyses (``model.section``)."""
+    partnership = [c.name for c in ctx.experiment.configs if c.rules.partnership]
+    return {
+        "nil:success": nil_success,
+        "nil:spades": lambda frame: nil_by_feature(frame, feature="spades"),
+        "nil:high_cards": lambda frame: nil_by_feature(frame, feature="high_cards"),
+        "nil:partner": lambda frame: (nil_by_partner_bid(frame) if len(frame)
+                                      and frame["config"].iloc[0] in partnership else None),
+        "nil:examples": lambda frame: example_picks(frame, ("failed-nil", "made-blind-nil"))}
+
+
 @section("nil", "Nil and blind nil",
          "A nil (or blind nil) bid is made when the bidder takes no trick. Success rates carry "
          "Wilson 95% intervals; by feature they are split by the bidder's hand as dealt, and by "
@@ -526,18 +550,13 @@ def _par_hand_type_findings(ctx: Context, section: Section, types: pd.DataFrame)
          "hands the strategy chose to bid nil on (their share of all side-hands is shown), in "
          "independent hands (from zero scores); for a ladder of nil thresholds, the value of "
          "the nils each step adds is shown too. Blind nil is chosen from the score, so it is "
-         "measured in whole games: how often, how often made, and what those hands scored.")
+         "measured in whole games: how often, how often made, and what those hands scored.",
+         per_config=_nil_analyses)
 def _nil(ctx: Context, section: Section) -> None:
     mode = ctx.any_mode()
     where = MODE_WORDS[mode]
     partnership = [c.name for c in ctx.experiment.configs if c.rules.partnership]
-    found = ctx.per_config(mode, {
-        "success": nil_success,
-        "spades": lambda frame: nil_by_feature(frame, feature="spades"),
-        "high_cards": lambda frame: nil_by_feature(frame, feature="high_cards"),
-        "partner": lambda frame: (nil_by_partner_bid(frame) if len(frame)
-                                  and frame["config"].iloc[0] in partnership else None),
-        "examples": lambda frame: example_picks(frame, ("failed-nil", "made-blind-nil"))})
+    found = _own(ctx.per_config(mode, _nil_analyses(ctx)))
     success = found["success"]
     ctx.table(section, "success", f"Nil success by configuration, strategy and blind ({where})",
               success)
@@ -718,6 +737,14 @@ def _baseline_name(ctx: Context, table: pd.DataFrame) -> str | None:
     return baseline if baseline in names else (names[0] if names else None)
 
 
+def _facts_analyses(ctx: Context) -> dict:
+    """The facts section's per-configuration analysis (``model.section``): the contracts of
+    10+ (the whole hands frame is gigabytes; a configuration's facts are its own rows')."""
+    mode = ctx.any_mode()
+    return {"facts:contracts": lambda frame: pd.DataFrame(contract_facts(frame, mode),
+                                                          columns=list(FACT_COLUMNS))}
+
+
 @section("facts", "Spades facts",
          "What a Spades player expects to know about these rules as the strategies play them, "
          "each with its 95% interval and its unit, the thing counted once: a game (the hands "
@@ -726,13 +753,10 @@ def _baseline_name(ctx: Context, table: pd.DataFrame) -> str | None:
          "independent hands (from whole games when there are none); bag penalties, game "
          "length and blind nil from whole games; nil success by the spade honours (Q, K, A of "
          "spades and any joker) and low cards (2 to 5 of any suit) held needs a run played "
-         "with its cards (cards = true).")
+         "with its cards (cards = true).", per_config=_facts_analyses)
 def _facts(ctx: Context, section: Section) -> None:
-    # The contracts of 10+ one configuration at a time (the whole hands frame is gigabytes;
-    # the facts of a configuration are its own rows'); the games frame is small.
-    mode = "hands" if "hands" in ctx.experiment.modes else "games"
-    contracts = ctx.per_config(mode, {"contracts": lambda frame: pd.DataFrame(
-        contract_facts(frame, mode), columns=list(FACT_COLUMNS))})["contracts"]
+    mode = ctx.any_mode()  # (the games frame is small: whole)
+    contracts = ctx.per_config(mode, _facts_analyses(ctx))["facts:contracts"]
     games = ctx.frame("games") if "games" in ctx.experiment.modes else None
     limits = {name: rules.bag_limit for name, rules in ctx.rules.items()}
     table = facts_table([*contracts.to_dict(orient="records"),
