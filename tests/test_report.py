@@ -864,3 +864,34 @@ def test_planned_analyses_ride_the_first_pass(built, tmp_path):
     later = ctx.per_config(mode, {"later:sizes": sizes})
     assert len(calls) == passes and passes == 2 * len(first["now:sizes"])
     pd.testing.assert_frame_equal(later["later:sizes"], first["now:sizes"])
+
+
+def test_nil_bids_with_cards_are_the_whole_frames(tmp_path):
+    """The nil bids with their dealt cards kept as the runs are read (ConfigFrames.nil_bids,
+    what the facts section reads) are the whole run's frame cut to them, row for row, in a
+    run of partnership and cutthroat tables played with its cards."""
+    from spades_sim.cli import main
+    from spades_sim.report.frames import ConfigFrames
+    from spades_sim.run import load_run
+
+    path = tmp_path / "cards.toml"
+    path.write_text('name = "cards"\nseed = 4\nhands = 400\nchunk_size = 150\ncards = true\n'
+                    'analyses = ["facts"]\n'
+                    '[[config]]\nname = "pairs"\nrules = "classic"\nstrategy = "nil-happy"\n'
+                    '[[config]]\nname = "three"\nrules = "cutthroat"\nstrategy = "nil-happy"\n')
+    assert main(["run", str(path), "--out", str(tmp_path / "results"), "--reports",
+                 str(tmp_path / "reports"), "--quiet"]) == 0
+    folder = tmp_path / "results" / "hands"
+    columns = ["config", "duplicate", "game_id", "hand_id", "nil", "tricks"]
+    whole = load_run(folder, columns=[*columns, "cards"])
+    frames = ConfigFrames(folder, nil_cards=True)
+    for name in ("pairs", "three"):
+        expected = whole.loc[(whole["config"] == name).to_numpy()
+                             & whole["nil"].to_numpy(dtype=bool)].reset_index(drop=True)
+        found = frames.nil_bids(name, columns)
+        assert len(found) > 20
+        assert found["config"].tolist() == [name] * len(found)
+        for column in columns[1:] + ["cards"]:
+            assert found[column].tolist() == expected[column].tolist(), column
+    assert ConfigFrames(folder).nil_bids("pairs", columns) is None
+    assert (tmp_path / "reports" / "cards" / "facts-nil-by-cards.csv").exists()

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from ..analysis.deals import deal_fingerprint
 from ..analysis.groups import text_values
+from ..core.errors import RunError
 from ..run import read_meta, stored_chunks
 from ..run.frames import hand_features
 from ..run.layout import needed_columns, tidy_from_stored
@@ -39,7 +40,8 @@ class ConfigFrames:
     """The rows of a run folder's configurations, compact, split by configuration (read on
     creation); :meth:`frame` builds one configuration's tidy frame."""
 
-    def __init__(self, folder: Path, columns=COLUMNS):
+    def __init__(self, folder: Path, columns=COLUMNS, nil_cards: bool = False):
+        """``nil_cards``: keep the dealt cards of the seats that bid 0 (:meth:`nil_bids`)."""
         self.spec = spec = run_spec(folder)
         self.columns = tuple(columns)
         meta = read_meta(folder)
@@ -47,6 +49,8 @@ class ConfigFrames:
         self.parts: dict[str, list] = {}
         self.features: dict[str, list] = {}
         self.dealt: dict[str, list] = {}
+        self.zero_cards: dict[str, list] = {}  # the dealt cards of the seats that bid 0
+        players = {config.name: config.rules.players for config in spec.configs}
         for _, table in stored_chunks(folder, meta, spec):
             keep = needed_columns(wanted, table.column_names, spec.games_mode)
             cards = [c for c in table.column_names if c.startswith("cards_")]
@@ -66,6 +70,13 @@ class ConfigFrames:
                     {feature: np.stack(values, axis=1) for feature, values in features.items()})
                 if cards:  # each first play's deal, to measure (not assume) identical deals
                     self.dealt.setdefault(name, []).append(_first_deals(block, cards))
+                if cards and nil_cards:  # the cards of every bid of 0 (every nil is one)
+                    seats = range(players[name])
+                    zero = np.stack([block.column(f"bid_{seat}").to_numpy() == 0
+                                     for seat in seats], axis=1)
+                    dealt = np.stack([block.column(f"cards_{seat}").to_numpy()
+                                      for seat in seats], axis=1)
+                    self.zero_cards.setdefault(name, []).append(dealt[zero])
             del table
         # Arrow's allocator keeps what it freed (the chunk tables' other columns) for reuse;
         # give it back, or the report's peak memory holds every chunk read.
@@ -81,6 +92,24 @@ class ConfigFrames:
         ``analysis.effects.hand_summary``; None when the stored rows hold no cards."""
         parts = self.dealt.get(name)
         return pd.concat(parts, ignore_index=True) if parts else None
+
+    def nil_bids(self, name: str, columns) -> pd.DataFrame | None:
+        """The rows of configuration ``name``'s tidy frame that bid nil, only ``columns`` (of
+        :data:`COLUMNS`, ``nil`` among them) and ``cards`` (the bidder's cards as dealt), in
+        the frame's order; None when the stored rows hold no cards (or were read without
+        ``nil_cards``)."""
+        if name not in self.zero_cards:
+            return None
+        columns = list(columns)
+        frame = self.frame(name, list(dict.fromkeys([*columns, "bid"])))
+        rows = frame.loc[frame["bid"].to_numpy() == 0, columns].reset_index(drop=True)
+        cards = np.concatenate(self.zero_cards[name])
+        if len(cards) != len(rows):  # (the tidy rows are the stored seats, hand by hand)
+            raise RunError(f"configuration {name}: {len(rows)} bids of 0 but {len(cards)} "
+                           f"stored hands for them")
+        rows["cards"] = cards
+        rows["config"] = text_values(rows["config"])
+        return rows.loc[rows["nil"].to_numpy(dtype=bool)].reset_index(drop=True)
 
     def drop_deals(self) -> None:
         """Forget the deals (:meth:`deals`: the paired effects read them, once): a hundred
@@ -99,32 +128,6 @@ class ConfigFrames:
                 values = np.concatenate([part[feature] for part in self.features[name]])
                 frame[feature] = values[:, :players].reshape(-1)
         return frame[columns]
-
-
-def nil_bid_rows(folder: Path, columns) -> pd.DataFrame:
-    """The rows of nil bids (``nil`` true) of the tidy frame of a run folder, only ``columns``
-    (``nil`` among them), in its order: built one chunk at a time from the stored rows of the
-    hands that hold a nil bid, without holding the whole run (a run's cards are eight bytes a
-    seat). ``config`` is text (the chunks' categories differ)."""
-    spec = run_spec(folder)
-    meta = read_meta(folder)
-    columns = list(columns)
-    parts = []
-    for _, table in stored_chunks(folder, meta, spec):
-        # The hands with a bid of zero in some seat: every nil bid is one (``run/layout.py``).
-        bids = [c for c in table.column_names if c.rsplit("_", 1)[0] == "bid"]
-        held = pc.equal(table.column(bids[0]), 0)
-        for name in bids[1:]:
-            held = pc.or_(held, pc.equal(table.column(name), 0))
-        table = table.select(needed_columns(columns, table.column_names, spec.games_mode))
-        frame = tidy_from_stored(table.filter(held), spec, columns)
-        del table
-        part = frame.loc[frame["nil"].to_numpy(dtype=bool)].reset_index(drop=True)
-        part["config"] = text_values(part["config"])
-        parts.append(part)
-        del frame
-    pa.default_memory_pool().release_unused()
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
 
 
 def _first_deals(block: pa.Table, cards: list) -> pd.DataFrame:

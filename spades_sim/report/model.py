@@ -173,7 +173,9 @@ class Context:
         """The ``hands`` or ``games`` run's rows split by configuration (read once, on
         demand): what :meth:`per_config` builds its frames from."""
         if mode not in self._split:
-            self._split[mode] = ConfigFrames(self.results / mode)
+            # (the nil bidders' cards for the facts section's nil success by cards held)
+            self._split[mode] = ConfigFrames(self.results / mode,
+                                             nil_cards="facts" in self.experiment.analyses)
             if not self._split[mode].parts:
                 raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
                                f"again to play them")

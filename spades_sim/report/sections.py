@@ -60,7 +60,6 @@ from ..experiment.counterfactual import is_number_line
 from ..run import read_meta
 from .examples import add_example_hands, example_picks
 from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
-from .frames import nil_bid_rows
 from .model import Context, Section, section
 
 # -- the sections ---------------------------------------------------------------------------------
@@ -781,10 +780,16 @@ def _facts(ctx: Context, section: Section) -> None:
             "<code>cards = true</code> to the experiment file and run it again (the nil "
             "section shows success by spades and high cards held meanwhile)."))
         return
-    # Only the nil bids' rows, read a chunk at a time (every seat's cards are gigabytes).
-    cards = nil_bid_rows(ctx.results / mode, ["config", "duplicate", "game_id", "hand_id",
-                                              "nil", "tricks", "cards"])
-    cards = cards.loc[~cards["config"].map(is_number_line).to_numpy(dtype=bool)]
+    # Only the nil bids' rows with their cards (kept as the runs were read: every seat's
+    # cards are gigabytes), one configuration after another.
+    frames = ctx.config_frames(mode)
+    found = [frames.nil_bids(name, ["config", "duplicate", "game_id", "hand_id", "nil",
+                                    "tricks"])
+             for name in frames.names() if not is_number_line(name)]
+    found = [part for part in found if part is not None]
+    if not found:
+        return
+    cards = pd.concat(found, ignore_index=True)
     by_cards = nil_by_cards(cards)
     ctx.table(section, "nil-by-cards", "Nil success by spade honours and low cards held "
               f"({MODE_WORDS[mode]})", by_cards,
