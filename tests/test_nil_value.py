@@ -266,3 +266,23 @@ def test_win_probability_marks_the_identity_cell_and_the_blind_nil_rule(games):
     assert marked.values.tolist() == [[1, -200, 1, 1.0], [1, -150, 1, 1.0]]
     assert winprob.MIN_GAMES == 30
     assert winprob.win_probability_by_lead(games).empty  # 3 games < 30
+
+
+def test_partner_bids_by_position_match_the_join_on_keys():
+    """Rows four to a hand, seats in order, find each nil's partner by position; the same rows
+    shuffled take the join on the hand keys: the same table."""
+    from spades_sim.analysis.nil import nil_by_partner_bid
+
+    rng = np.random.default_rng(5)
+    hands = 400
+    nil = rng.random(4 * hands) < 0.2
+    frame = pd.DataFrame({
+        "config": pd.Categorical(["c"] * 4 * hands), "duplicate": False, "game_id": -1,
+        "hand_id": np.repeat(np.arange(hands), 4), "seat": np.tile(np.arange(4), hands),
+        "side": np.tile([0, 1, 0, 1], hands), "nil": nil,
+        "bid": np.where(nil, 0, rng.integers(1, 7, 4 * hands)),
+        "tricks": rng.integers(0, 4, 4 * hands)})
+    by_position = nil_by_partner_bid(frame)
+    by_keys = nil_by_partner_bid(frame.sample(frac=1, random_state=1))
+    pd.testing.assert_frame_equal(by_position, by_keys)
+    assert by_position["n"].sum() == nil.sum()

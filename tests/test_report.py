@@ -427,7 +427,8 @@ def test_figures_are_small_svgs_with_distinct_titles(built):
         assert "<svg" in head and "<dc:date>" not in head, path.name
     assert max(path.stat().st_size for path in figures) < 400_000
     text = built["index"].read_text()
-    captions = re.findall(r"<figcaption>([^<]*)</figcaption>", text)
+    captions = re.findall(r'<figcaption>([^<]*?)\s*(?:<span class="note">[^<]*</span>)?'
+                          r"</figcaption>", text)
     assert len(captions) == len(figures) == len(set(captions))
     sections = set(re.findall(r'<h2 id="[^"]+">([^<]*)</h2>', text))
     assert not sections & set(captions)
@@ -452,7 +453,7 @@ def test_facets_follow_the_configuration_order(built, tmp_path):
     ctx = _context(built, tmp_path)
     order = [c.name for c in ctx.experiment.configs]
     assert order == ["classic", "aggr=1", "jokers", "three"]
-    table = pd.DataFrame({"config": sorted(order), "n": [1, 2, 3, 4]})
+    table = pd.DataFrame({"config": sorted(order), "n": [101, 102, 103, 104]})
     table["config"] = table["config"].astype("category")  # alphabetical categories
     seen = []
 
@@ -479,9 +480,51 @@ def test_a_single_bar_is_not_drawn(built, tmp_path):
     assert section.items == [] and not list(tmp_path.glob("*.svg"))
 
 
+def test_rows_on_few_cases_are_left_out_of_figures(built, tmp_path):
+    """Rows with n under 30 are not drawn, and the caption names them; a figure left with one
+    row is not drawn at all."""
+    ctx = _context(built, tmp_path)
+    seen = []
+
+    def plot(part, *, ax):
+        seen.append(part["config"].astype(str).tolist())
+        return ax
+
+    section = report_model.Section("few", "Section few", "")
+    table = pd.DataFrame({"config": ["classic", "aggr=1", "jokers", "jokers"],
+                          "n": [100, 12, 40, 29]})
+    ctx.figure(section, "a", "Some thin rows", plot, table)
+    assert seen == [["classic", "jokers"]]
+    note = section.items[0].note
+    assert "aggr=1 (every row)" in note and "some rows of jokers" in note and "30" in note
+    ctx.figure(section, "b", "One row left", plot, table.iloc[:2])
+    assert len(section.items) == 1 and len(seen) == 1
+
+
+def test_many_lines_become_panels(built, tmp_path):
+    """A line plot of 12 lines or more is drawn one panel per configuration; fewer stay on
+    one axes."""
+    ctx = _context(built, tmp_path)
+    panels = []
+
+    def plot(part, *, ax):
+        panels.append(len(part))
+        return ax
+
+    section = report_model.Section("lines", "Section lines", "")
+    table = pd.DataFrame({"config": ["classic"] * 12, "strategy": [f"s{i}" for i in range(12)],
+                          "n": 50})
+    ctx.figure(section, "few", "Eleven lines", plot, table.iloc[:11],
+               lines=("config", "strategy"))
+    assert panels == [11]
+    table["config"] = [f"c{i}" for i in range(12)]
+    ctx.figure(section, "many", "Twelve lines", plot, table, lines=("config", "strategy"))
+    assert panels[1:] == [1] * 12
+
+
 def test_duplicate_figure_titles_are_refused(built, tmp_path):
     ctx = _context(built, tmp_path)
-    table = pd.DataFrame({"config": ["classic", "jokers"], "n": [1, 2]})
+    table = pd.DataFrame({"config": ["classic", "jokers"], "n": [100, 200]})
 
     def plot(part, *, ax):
         return ax
@@ -786,3 +829,69 @@ def test_tables_lead_with_their_answer_columns(built):
     assert list(csv.columns[:4]) == ["config", "strategy", "n", "exact"]  # the CSV keeps order
     few = csv["n"] < 30
     assert table.count('<tr class="few">') == int(few.sum())
+
+
+def test_example_hands_from_the_sections_own_pass(built, tmp_path):
+    """The examples picked in a section's own pass over the configurations (example_picks)
+    are the ones the examples' own pass finds: the same diagrams."""
+    from spades_sim.report.examples import add_example_hands, example_picks
+
+    kinds = ("worst-set", "failed-nil", "made-blind-nil")
+    ctx = _context(built, tmp_path)
+    mode = ctx.any_mode()
+    picks = ctx.per_config(mode, {"picks": lambda frame: example_picks(frame, kinds)})["picks"]
+    own = report_model.Section("demo", "Own pass", "")
+    add_example_hands(ctx, own, kinds)
+    shared = report_model.Section("demo", "Shared pass", "")
+    add_example_hands(ctx, shared, kinds, picks=picks)
+    assert own.notes and [str(n) for n in own.notes] == [str(n) for n in shared.notes]
+
+
+def test_planned_analyses_ride_the_first_pass(built, tmp_path):
+    """An analysis planned for a later section is computed in the first pass over the
+    configurations and handed over later without another pass: the same table."""
+    ctx = _context(built, tmp_path)
+    mode = ctx.any_mode()
+    calls = []
+
+    def sizes(frame):
+        calls.append(1)
+        return pd.DataFrame({"config": [str(frame["config"].iloc[0])], "rows": [len(frame)]})
+
+    ctx.plan(mode, {"later:sizes": sizes})
+    first = ctx.per_config(mode, {"now:sizes": sizes})
+    passes = len(calls)
+    later = ctx.per_config(mode, {"later:sizes": sizes})
+    assert len(calls) == passes and passes == 2 * len(first["now:sizes"])
+    pd.testing.assert_frame_equal(later["later:sizes"], first["now:sizes"])
+
+
+def test_nil_bids_with_cards_are_the_whole_frames(tmp_path):
+    """The nil bids with their dealt cards kept as the runs are read (ConfigFrames.nil_bids,
+    what the facts section reads) are the whole run's frame cut to them, row for row, in a
+    run of partnership and cutthroat tables played with its cards."""
+    from spades_sim.cli import main
+    from spades_sim.report.frames import ConfigFrames
+    from spades_sim.run import load_run
+
+    path = tmp_path / "cards.toml"
+    path.write_text('name = "cards"\nseed = 4\nhands = 400\nchunk_size = 150\ncards = true\n'
+                    'analyses = ["facts"]\n'
+                    '[[config]]\nname = "pairs"\nrules = "classic"\nstrategy = "nil-happy"\n'
+                    '[[config]]\nname = "three"\nrules = "cutthroat"\nstrategy = "nil-happy"\n')
+    assert main(["run", str(path), "--out", str(tmp_path / "results"), "--reports",
+                 str(tmp_path / "reports"), "--quiet"]) == 0
+    folder = tmp_path / "results" / "hands"
+    columns = ["config", "duplicate", "game_id", "hand_id", "nil", "tricks"]
+    whole = load_run(folder, columns=[*columns, "cards"])
+    frames = ConfigFrames(folder, nil_cards=True)
+    for name in ("pairs", "three"):
+        expected = whole.loc[(whole["config"] == name).to_numpy()
+                             & whole["nil"].to_numpy(dtype=bool)].reset_index(drop=True)
+        found = frames.nil_bids(name, columns)
+        assert len(found) > 20
+        assert found["config"].tolist() == [name] * len(found)
+        for column in columns[1:] + ["cards"]:
+            assert found[column].tolist() == expected[column].tolist(), column
+    assert ConfigFrames(folder).nil_bids("pairs", columns) is None
+    assert (tmp_path / "reports" / "cards" / "facts-nil-by-cards.csv").exists()

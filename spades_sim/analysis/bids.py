@@ -87,9 +87,10 @@ def bid_accuracy(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFrame:
     what = "bid_accuracy"
     require_columns(df, [*SIDE_HAND, "tricks", "side_contract", "side_taken"], what)
     overtricks, bags_added = side_bags(df)  # over every row: failed nils' tricks included
-    df = df.assign(_overtricks=overtricks, _bags_added=bags_added)
-    bids = _number_bids(df, by, ["bid", "tricks", *SIDE_HAND, "side_contract", "side_taken",
-                                 "_overtricks", "_bags_added"], what)
+    bids = _number_bids(df, by, ["bid", "tricks", *SIDE_HAND, "side_contract", "side_taken"],
+                        what)
+    number = ~df["nil"].to_numpy(dtype=bool)  # (the rows _number_bids keeps, in order)
+    bids = bids.assign(_overtricks=overtricks[number], _bags_added=bags_added[number])
     bid = bids["bid"].to_numpy(dtype=np.int16)
     tricks = bids["tricks"].to_numpy(dtype=np.int16)
     work = bids[by].copy()

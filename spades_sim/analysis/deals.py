@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
+from .groups import text_values
 
 
 def deal_fingerprint(cards) -> np.ndarray:
@@ -51,11 +52,16 @@ def deals_from_rows(hands: pd.DataFrame) -> pd.DataFrame:
 
 def identical_deals(deals: pd.DataFrame, baseline: str, configs) -> dict:
     """Configuration -> (hands dealt exactly the baseline's cards, hands paired)."""
-    config = deals["config"].astype(str).to_numpy()
+    config = text_values(deals["config"])
     base = deals.loc[config == baseline, ["hand_id", "deal"]]
     found = {}
     for name in configs:
-        joined = deals.loc[config == name, ["hand_id", "deal"]].merge(
-            base, on="hand_id", suffixes=("", "_baseline"))
+        mine = deals.loc[config == name, ["hand_id", "deal"]]
+        if np.array_equal(mine["hand_id"].to_numpy(), base["hand_id"].to_numpy()):
+            # the same hands in the same order (the configurations of one run): no join
+            same = mine["deal"].to_numpy() == base["deal"].to_numpy()
+            found[name] = (int(same.sum()), len(mine))
+            continue
+        joined = mine.merge(base, on="hand_id", suffixes=("", "_baseline"))
         found[name] = (int((joined["deal"] == joined["deal_baseline"]).sum()), len(joined))
     return found

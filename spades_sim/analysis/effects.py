@@ -59,11 +59,18 @@ GAME_KEYS = ("config", "rules", "duplicate", "chunk")
 def _per_seat_metrics(rows: pd.DataFrame, metrics) -> dict[str, np.ndarray]:
     contract = rows["side_contract"].to_numpy(dtype=np.int64)
     taken = rows["side_taken"].to_numpy(dtype=np.int64)
+    bags = {}
+
+    def bag(index):  # (side_bags once for both of its metrics: it groups every row)
+        if not bags:
+            bags["found"] = side_bags(rows)
+        return bags["found"][index].astype(float)
+
     values = {
         "score": lambda: rows["score_delta"].to_numpy(dtype=float),
         "set": lambda: ((contract > 0) & (taken < contract)).astype(float),
-        "bags_added": lambda: side_bags(rows)[1].astype(float),
-        "overtricks": lambda: side_bags(rows)[0].astype(float),
+        "bags_added": lambda: bag(1),
+        "overtricks": lambda: bag(0),
         "nil": lambda: rows["nil"].to_numpy(dtype=float),
     }
     return {name: values[name]() for name in metrics}
@@ -179,14 +186,22 @@ def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=(), deals=None) ->
     require_columns(df, ["config", "duplicate", "game_id", "hand_id", "seat", *by, *bags,
                          "score_delta", "side_contract", "side_taken", "nil"], "paired_effects")
     first = ~df["duplicate"].to_numpy(dtype=bool) & (df["game_id"].to_numpy() == -1)
-    hands = df.loc[first]
+    hands = df if first.all() else df.loc[first]  # (no copy of a frame of first plays only)
     seats = hands.groupby("config", observed=True)["seat"].max()
     work = hands[["config", "hand_id", *by]].copy()
     if isinstance(work["config"].dtype, pd.CategoricalDtype):
         work["config"] = work["config"].cat.remove_unused_categories()
-    for name, values in _per_seat_metrics(hands, metrics).items():
-        work[name] = values
-    per_hand = aggregate(work, ["config", "hand_id", *by], **{m: (m, "mean") for m in metrics})
+    grid = None if by else _seat_grid(hands)
+    if grid is None:
+        for name, values in _per_seat_metrics(hands, metrics).items():
+            work[name] = values
+        per_hand = aggregate(work, ["config", "hand_id", *by],
+                             **{m: (m, "mean") for m in metrics})
+    else:
+        per_hand, values = _grid_per_hand(hands, work, metrics, grid)
+        for name in BINARY:
+            if name in values:
+                work[name] = values[name]
     units = {}
     for name in metrics:
         if name in BINARY:
@@ -194,7 +209,8 @@ def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=(), deals=None) ->
             found = hands[list(dict.fromkeys(["config", *keys]))].copy()
             found["config"] = work["config"].array
             found["event"] = work[name].to_numpy() > 0.5
-            units[name] = first_rows(found, ["config", *keys])
+            units[name] = (first_rows(found, ["config", *keys]) if grid is None
+                           else found.iloc[_grid_first_rows(grid, BINARY[name], len(found))])
     if deals is not None:
         deals = pd.DataFrame({"config": pd.Categorical(
             [str(seats.index[0])] * len(deals), categories=[str(seats.index[0])]),
@@ -203,6 +219,72 @@ def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=(), deals=None) ->
     elif "cards" in hands.columns:
         deals = deals_from_rows(hands)
     return HandSummary(tuple(metrics), tuple(by), seats, per_hand, units, deals)
+
+
+def _seat_grid(hands: pd.DataFrame) -> tuple[int, np.ndarray] | None:
+    """``(players, sides)`` where the rows are one configuration's hands, each as ``players``
+    rows in a row (seats 0 to ``players - 1``, ``sides``: their sides, alike in every hand),
+    the hand ids rising (the tidy frame of one configuration's first plays); else None."""
+    if not len(hands) or "side" not in hands.columns:
+        return None
+    config = hands["config"]
+    codes = (config.cat.codes.to_numpy() if isinstance(config.dtype, pd.CategoricalDtype)
+             else None)
+    if codes is None or (codes != codes[0]).any():
+        return None
+    seat = hands["seat"].to_numpy().astype(np.int64)
+    players = int(seat.max()) + 1
+    if len(seat) % players or not (seat.reshape(-1, players) == np.arange(players)).all():
+        return None
+    ids = hands["hand_id"].to_numpy().reshape(-1, players)
+    sides = hands["side"].to_numpy().reshape(-1, players)
+    if not ((ids == ids[:, :1]).all() and (np.diff(ids[:, 0]) > 0).all()
+            and (sides == sides[:1]).all()):
+        return None
+    return players, sides[0].astype(np.int64)
+
+
+def _grid_per_hand(hands: pd.DataFrame, work: pd.DataFrame, metrics, grid):
+    """``per_hand`` of :func:`hand_summary` for a frame :func:`_seat_grid` accepts, by
+    position (each hand's rows summed, then divided by the seats: the very values of the
+    group-by mean, every sum being of whole numbers), and the per-row values of the binary
+    metrics."""
+    players, sides = grid
+    contract = hands["side_contract"].to_numpy().reshape(-1, players).astype(np.int64)
+    taken = hands["side_taken"].to_numpy().reshape(-1, players).astype(np.int64)
+    values = {}
+    for name in metrics:
+        if name == "score":
+            values[name] = hands["score_delta"].to_numpy(dtype=float).reshape(-1, players)
+        elif name == "set":
+            values[name] = ((contract > 0) & (taken < contract)).astype(float)
+        elif name == "nil":
+            values[name] = hands["nil"].to_numpy(dtype=float).reshape(-1, players)
+        else:  # overtricks and bags added, as metrics.side_bags counts them
+            overtricks = np.maximum(taken - contract, 0)
+            if name == "overtricks":
+                values[name] = overtricks.astype(float)
+                continue
+            tricks = hands["tricks"].to_numpy().reshape(-1, players).astype(np.int64)
+            side_tricks = np.zeros_like(tricks)
+            for side in np.unique(sides):
+                mine = sides == side
+                side_tricks[:, mine] = tricks[:, mine].sum(axis=1, keepdims=True)
+            values[name] = (overtricks + side_tricks - taken).astype(float)
+    first = np.arange(0, len(hands), players)
+    per_hand = work[["config", "hand_id"]].iloc[first].reset_index(drop=True)
+    for name in metrics:
+        per_hand[name] = values[name].sum(axis=1) / players
+    return per_hand, {name: values[name].reshape(-1) for name in BINARY if name in values}
+
+
+def _grid_first_rows(grid, key: str, n_rows: int) -> np.ndarray:
+    """The positions of the first row of each unit (``side``: side-hand, ``seat``: seat) among
+    the ``n_rows`` rows of a frame :func:`_seat_grid` accepts, in order."""
+    players, sides = grid
+    seats = (np.arange(players) if key == "seat"
+             else np.sort(np.unique(sides, return_index=True)[1]))
+    return (np.arange(0, n_rows, players)[:, None] + seats[None, :]).reshape(-1)
 
 
 def join_summaries(summaries, names) -> HandSummary:
@@ -314,6 +396,16 @@ def _mcnemar_binary(table, units, base, name, baseline, by) -> None:
     the baseline's units); the per-deal t interval stays. In place."""
     keys = list(dict.fromkeys(["hand_id", BINARY[name], *by]))
     base = base.drop(columns="config")
+    if not by and _same_keys(units, base, keys):  # one configuration, unit for unit
+        config = units["config"]
+        (value,) = config.unique()  # (the caller's table has that configuration's rows)
+        event, before = units["event"].to_numpy(), base["event"].to_numpy()
+        gains = int(np.count_nonzero(event & ~before))
+        losses = int(np.count_nonzero(~event & before))
+        where = ((table["metric"] == name) & (table["config"] == value)).to_numpy()
+        table.loc[where, "diff_p"] = mcnemar_exact(gains, losses)
+        table.loc[where, ["gains", "losses"]] = float(gains), float(losses)
+        return
     paired = join_unique(units, base, keys, "_baseline")
     paired["gains"] = paired["event"] & ~paired["event_baseline"]
     paired["losses"] = ~paired["event"] & paired["event_baseline"]
@@ -327,6 +419,14 @@ def _mcnemar_binary(table, units, base, name, baseline, by) -> None:
             where &= (table[column] == value).to_numpy()
         table.loc[where, "diff_p"] = mcnemar_exact(row["gains"], row["losses"])
         table.loc[where, ["gains", "losses"]] = float(row["gains"]), float(row["losses"])
+
+
+def _same_keys(units: pd.DataFrame, base: pd.DataFrame, keys) -> bool:
+    """Whether ``units`` hold one configuration and the very keys of ``base``, row for row
+    (then each unit pairs with the baseline's unit in the same position)."""
+    if len(units) != len(base) or not len(units) or units["config"].nunique() != 1:
+        return False
+    return all(np.array_equal(units[key].to_numpy(), base[key].to_numpy()) for key in keys)
 
 
 def game_effects(df: pd.DataFrame, by=("config",), comeback_deficit: int = 100) -> pd.DataFrame:

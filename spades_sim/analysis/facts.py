@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..core.errors import AnalysisError
 from .clustered import clustered_mean, clustered_rate
+from .groups import text_values
 from .metrics import require_columns, side_bags
 
 #: Columns of :func:`spades_facts`.
@@ -222,7 +223,14 @@ def spades_facts(hands: pd.DataFrame | None, games: pd.DataFrame | None,
     facts = (contract_facts(hands) if hands is not None else contract_facts(games, "games"))
     if games is not None:
         facts += game_facts(games, bag_limits)
-    table = pd.DataFrame(facts, columns=list(FACT_COLUMNS))
+    return facts_table(facts)
+
+
+def facts_table(facts) -> pd.DataFrame:
+    """The table of :func:`spades_facts` from its rows (dicts of :data:`FACT_COLUMNS`, as
+    :func:`contract_facts` and :func:`game_facts` give them, for frames of one configuration
+    each, say): the rows of each configuration together, in the order of its first row."""
+    table = pd.DataFrame(list(facts), columns=list(FACT_COLUMNS))
     order = {name: i for i, name in enumerate(dict.fromkeys(table["config"]))}
     table["_order"] = table["config"].map(order)
     return table.sort_values("_order", kind="stable").drop(columns="_order").reset_index(
@@ -253,7 +261,7 @@ def nil_by_cards(frame: pd.DataFrame) -> pd.DataFrame:
     nils = frame.loc[frame["nil"].to_numpy(dtype=bool)]
     cards = nils["cards"].to_numpy(dtype=np.int64)
     made = (nils["tricks"].to_numpy() == 0).astype(float)
-    config = nils["config"].astype(str).to_numpy()
+    config = text_values(nils["config"])
     deal = _codes(nils, ["config", "duplicate", "game_id", "hand_id"]) if len(nils) else []
     records = []
     for feature, mask in (("spade honours", SPADE_HONOURS_MASK), ("low cards", LOW_CARDS_MASK)):

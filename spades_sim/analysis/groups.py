@@ -85,6 +85,23 @@ def group_codes(frame: pd.DataFrame, keys) -> tuple[np.ndarray, int] | None:
     return codes.astype(np.int64).reshape(-1), len(uniques)
 
 
+def text_values(column: pd.Series) -> np.ndarray:
+    """``column.astype(str).to_numpy()``: the column as an object array of text, taken from
+    the categories of a categorical column (one text per category, not per row: converting
+    millions of rows to pandas' Arrow-backed text and back costs seconds).
+
+    >>> text_values(pd.Series(["b", "a", "b"], dtype="category")).tolist()
+    ['b', 'a', 'b']
+    """
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()
+        if not len(codes) or codes.min() >= 0:
+            names = np.empty(max(len(column.cat.categories), 1), dtype=object)
+            names[:len(column.cat.categories)] = [str(c) for c in column.cat.categories]
+            return names[codes]
+    return column.astype(str).to_numpy()
+
+
 def first_positions(codes: np.ndarray, n_groups: int) -> np.ndarray:
     """The position of each group's first row, by group number."""
     first = np.full(n_groups, len(codes), dtype=np.int64)

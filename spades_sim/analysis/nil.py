@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..core.errors import AnalysisError
 from .clustered import clustered_mean
+from .groups import text_values
 from .metrics import FEATURES, add_rate, aggregate, rate_interval, require_columns
 
 #: Category labels of ``partner_bid``: ``"nil"`` (plain or blind), then the number bids.
@@ -101,6 +102,13 @@ def nil_by_partner_bid(df: pd.DataFrame, by=("config",)) -> pd.DataFrame:
                     "nil_by_partner_bid")
     partnership = df.loc[df["side"].to_numpy() != df["seat"].to_numpy(), "config"].unique()
     in_partnership = df["config"].isin(partnership).to_numpy()
+    partner = _partner_rows(df, hand) if in_partnership.all() else None
+    if partner is not None:  # every hand's four seats in order: the partner's row by position
+        chosen = np.flatnonzero(df["nil"].to_numpy(dtype=bool))
+        joined = df[list(dict.fromkeys([*by, "tricks"]))].iloc[chosen].reset_index(drop=True)
+        joined["partner_number"] = df["bid"].to_numpy()[partner[chosen]]
+        joined["partner_nil"] = df["nil"].to_numpy(dtype=bool)[partner[chosen]]
+        return _partner_bid_rate(joined, by)
     nils = df.loc[df["nil"].to_numpy(dtype=bool) & in_partnership,
                   list(dict.fromkeys([*by, *hand, "seat", "tricks"]))]
     # Each row, relabelled as its partner's seat: joining on the seat gives the partner's bid.
@@ -109,12 +117,37 @@ def nil_by_partner_bid(df: pd.DataFrame, by=("config",)) -> pd.DataFrame:
     partners["seat"] = ((partners["seat"].to_numpy(dtype=np.int16) + 2) % 4).astype(
         df["seat"].dtype)
     joined = nils.merge(partners, on=[*hand, "seat"], how="inner", validate="one_to_one")
+    return _partner_bid_rate(joined, by)
+
+
+def _partner_bid_rate(joined: pd.DataFrame, by) -> pd.DataFrame:
+    """:func:`nil_by_partner_bid`'s table from its nil bids with their partners' bids
+    (``partner_number``, ``partner_nil``)."""
     codes = np.where(joined["partner_nil"].to_numpy(dtype=bool), 0,
                      joined["partner_number"].to_numpy(dtype=np.int64) + 1)
     joined["partner_bid"] = pd.Categorical.from_codes(codes, categories=list(PARTNER_BIDS),
                                                       ordered=True)
     keys = list(dict.fromkeys([*by, "partner_bid"]))
     return _nil_rate(joined, keys)
+
+
+def _partner_rows(df: pd.DataFrame, hand) -> np.ndarray | None:
+    """Each row's partner's row position (seat ``s`` and ``(s + 2) % 4`` of one hand) where
+    the frame holds every hand as four rows in a row, seats 0 to 3, as a tidy frame of
+    partnership tables does; None otherwise (the caller joins on the keys instead)."""
+    n = len(df)
+    if not n or n % 4:
+        return None
+    seat = df["seat"].to_numpy().astype(np.int64)
+    if not (seat.reshape(-1, 4) == np.arange(4)).all():
+        return None
+    for key in hand:
+        column = df[key]
+        values = (column.cat.codes.to_numpy() if isinstance(column.dtype, pd.CategoricalDtype)
+                  else column.to_numpy()).reshape(-1, 4)
+        if not (values == values[:, :1]).all():
+            return None
+    return np.arange(n) - seat + (seat + 2) % 4
 
 
 #: The kinds of nil a side-hand can hold, in the order of :func:`nil_paired_value`.
@@ -184,7 +217,7 @@ def nil_side_hands(df: pd.DataFrame, pairs: dict) -> pd.DataFrame:
     require_columns(df, ["config", "game_id", "seat", "bid", "nil", "blind", "tricks",
                          "score_delta", *_SIDE_HAND], "nil_side_hands")
     hands = df.loc[df["game_id"].to_numpy() == -1]
-    names = hands["config"].astype(str).to_numpy()
+    names = text_values(hands["config"])
     parts = []
     for line, numbers in pairs.items():
         if not isinstance(numbers, dict):

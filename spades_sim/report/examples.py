@@ -43,6 +43,35 @@ def _pick(frame: pd.DataFrame, kind: str):
     return (frame.iloc[rows[0]], 0) if len(rows) else (None, None)
 
 
+def example_picks(frame: pd.DataFrame, kinds) -> pd.DataFrame:
+    """The example rows of ``kinds`` in the frame of one configuration (a per-configuration
+    analysis: ``Context.per_config``), one row each with ``kind`` and ``rank`` (lower is
+    worse); :func:`add_example_hands` takes the best of every configuration's."""
+    rows = []
+    for kind in kinds:
+        row, rank = _pick(frame, kind)
+        if row is not None:
+            rows.append({"kind": kind, "rank": rank,
+                         **{column: row[column] for column in PICK_COLUMNS}})
+    return pd.DataFrame(rows, columns=["kind", "rank", *PICK_COLUMNS])
+
+
+def _best(ctx: Context, picks: pd.DataFrame) -> dict:
+    """``{kind: row}`` of :func:`_examples` from the :func:`example_picks` of every
+    configuration."""
+    order = {c.name: i for i, c in enumerate(ctx.experiment.configs)}
+    best: dict = {}
+    rows = sorted(picks.to_dict(orient="records"),
+                  key=lambda row: order.get(str(row["config"]), len(order)))
+    for row in rows:
+        if str(row["config"]) not in order:
+            continue
+        kind = row["kind"]
+        if kind not in best or row["rank"] < best[kind]["rank"]:
+            best[kind] = row
+    return best
+
+
 def _examples(ctx: Context, mode: str, kinds) -> dict:
     """``{kind: row}``: each example's row over every configuration (not the number lines),
     read one configuration at a time in the experiment's order; the worst set is the largest
@@ -85,11 +114,13 @@ def scored_hand(recovered) -> dict:
     }
 
 
-def add_example_hands(ctx: Context, section: Section, kinds) -> None:
+def add_example_hands(ctx: Context, section: Section, kinds, picks=None) -> None:
     """Add the diagrams of the example ``kinds`` (keys of :data:`KINDS`) of the hands run (the
-    games run without one) to ``section``, folded, each with a link to its text file."""
+    games run without one) to ``section``, folded, each with a link to its text file.
+    ``picks``: the :func:`example_picks` of every configuration where the section has them
+    already (its own pass over the configurations), else they are found here."""
     mode = ctx.any_mode()
-    found = _examples(ctx, mode, kinds)
+    found = _examples(ctx, mode, kinds) if picks is None else _best(ctx, picks)
     parts = []
     for kind in kinds:
         row = found.get(kind)

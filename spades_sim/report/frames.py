@@ -21,6 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..analysis.deals import deal_fingerprint
+from ..analysis.groups import text_values
+from ..core.errors import RunError
 from ..run import read_meta, stored_chunks
 from ..run.frames import hand_features
 from ..run.layout import needed_columns, tidy_from_stored
@@ -38,7 +40,8 @@ class ConfigFrames:
     """The rows of a run folder's configurations, compact, split by configuration (read on
     creation); :meth:`frame` builds one configuration's tidy frame."""
 
-    def __init__(self, folder: Path, columns=COLUMNS):
+    def __init__(self, folder: Path, columns=COLUMNS, nil_cards: bool = False):
+        """``nil_cards``: keep the dealt cards of the seats that bid 0 (:meth:`nil_bids`)."""
         self.spec = spec = run_spec(folder)
         self.columns = tuple(columns)
         meta = read_meta(folder)
@@ -46,6 +49,8 @@ class ConfigFrames:
         self.parts: dict[str, list] = {}
         self.features: dict[str, list] = {}
         self.dealt: dict[str, list] = {}
+        self.zero_cards: dict[str, list] = {}  # the dealt cards of the seats that bid 0
+        players = {config.name: config.rules.players for config in spec.configs}
         for _, table in stored_chunks(folder, meta, spec):
             keep = needed_columns(wanted, table.column_names, spec.games_mode)
             cards = [c for c in table.column_names if c.startswith("cards_")]
@@ -65,6 +70,13 @@ class ConfigFrames:
                     {feature: np.stack(values, axis=1) for feature, values in features.items()})
                 if cards:  # each first play's deal, to measure (not assume) identical deals
                     self.dealt.setdefault(name, []).append(_first_deals(block, cards))
+                if cards and nil_cards:  # the cards of every bid of 0 (every nil is one)
+                    seats = range(players[name])
+                    zero = np.stack([block.column(f"bid_{seat}").to_numpy() == 0
+                                     for seat in seats], axis=1)
+                    dealt = np.stack([block.column(f"cards_{seat}").to_numpy()
+                                      for seat in seats], axis=1)
+                    self.zero_cards.setdefault(name, []).append(dealt[zero])
             del table
         # Arrow's allocator keeps what it freed (the chunk tables' other columns) for reuse;
         # give it back, or the report's peak memory holds every chunk read.
@@ -80,6 +92,29 @@ class ConfigFrames:
         ``analysis.effects.hand_summary``; None when the stored rows hold no cards."""
         parts = self.dealt.get(name)
         return pd.concat(parts, ignore_index=True) if parts else None
+
+    def nil_bids(self, name: str, columns) -> pd.DataFrame | None:
+        """The rows of configuration ``name``'s tidy frame that bid nil, only ``columns`` (of
+        :data:`COLUMNS`, ``nil`` among them) and ``cards`` (the bidder's cards as dealt), in
+        the frame's order; None when the stored rows hold no cards (or were read without
+        ``nil_cards``)."""
+        if name not in self.zero_cards:
+            return None
+        columns = list(columns)
+        frame = self.frame(name, list(dict.fromkeys([*columns, "bid"])))
+        rows = frame.loc[frame["bid"].to_numpy() == 0, columns].reset_index(drop=True)
+        cards = np.concatenate(self.zero_cards[name])
+        if len(cards) != len(rows):  # (the tidy rows are the stored seats, hand by hand)
+            raise RunError(f"configuration {name}: {len(rows)} bids of 0 but {len(cards)} "
+                           f"stored hands for them")
+        rows["cards"] = cards
+        rows["config"] = text_values(rows["config"])
+        return rows.loc[rows["nil"].to_numpy(dtype=bool)].reset_index(drop=True)
+
+    def drop_deals(self) -> None:
+        """Forget the deals (:meth:`deals`: the paired effects read them, once): a hundred
+        megabytes in a large run that later sections need not hold."""
+        self.dealt.clear()
 
     def frame(self, name: str, columns=None) -> pd.DataFrame:
         """The tidy frame of configuration ``name`` (the rows and columns the whole frame has
@@ -105,7 +140,8 @@ def _first_deals(block: pa.Table, cards: list) -> pd.DataFrame:
         keep &= block.column("game_id").to_numpy(zero_copy_only=False) == -1
     dealt = np.stack([block.column(c).to_numpy(zero_copy_only=False) for c in cards], axis=1)
     return pd.DataFrame({
-        "hand_id": block.column("hand_id").to_numpy(zero_copy_only=False)[keep].astype(np.int64),
+        # (int32: a run's hand ids fit; the hand summaries read them as int64)
+        "hand_id": block.column("hand_id").to_numpy(zero_copy_only=False)[keep].astype(np.int32),
         "deal": deal_fingerprint(dealt[keep])})
 
 

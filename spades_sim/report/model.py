@@ -47,6 +47,7 @@ FIGURE_STYLE = {"svg.hashsalt": "spades-sim", "svg.fonttype": "path"}
 FIGURE_METADATA = {"Date": None, "Creator": None}
 FACET_OVER = 3  # figures with more groups than this are drawn one panel per group
 FACET_COLUMNS = 3  # panels per row at most
+MANY_LINES = 12  # a line plot of this many lines or more is drawn one panel per configuration
 LONG_TABLE = 30  # tables with more rows are folded (<details>) in the page
 # Columns no section reads: left on disk (a 400,000-hand run of 8 configurations is 12 M rows).
 UNUSED_COLUMNS = ("chunk", "dealer", "bumped", "hcp", "voids", "singletons", "longest")
@@ -74,6 +75,8 @@ class Figure:
     title: str
     src: str
     kind: str = "figure"
+    #: What the figure leaves out (rows on too few cases), said under it.
+    note: str = ""
 
 
 @dataclass
@@ -92,15 +95,22 @@ class SectionSpec:
     title: str
     about: str
     build: object  # build(ctx: Context, section: Section) -> None
+    #: per_config(ctx) -> {key: function}: what the builder asks ``ctx.per_config`` for
+    per_config: object = None
 
 
 SECTIONS: dict[str, SectionSpec] = {}
 
 
-def section(name: str, title: str, about: str):
-    """Register the builder of an analysis section (the decorated function)."""
+def section(name: str, title: str, about: str, per_config=None):
+    """Register the builder of an analysis section (the decorated function). ``per_config``:
+    ``per_config(ctx) -> {key: function}``, the per-configuration analyses the builder asks
+    :meth:`Context.per_config` for (mode ``ctx.any_mode()``, every configuration; keys unique
+    in the report): the report plans them (:meth:`Context.plan`), so that the first pass over
+    the configurations computes those of every section and each configuration's tidy frame is
+    built once for all of them."""
     def register(build):
-        SECTIONS[name] = SectionSpec(name, title, about, build)
+        SECTIONS[name] = SectionSpec(name, title, about, build, per_config)
         return build
     return register
 
@@ -119,6 +129,8 @@ class Context:
             self._tournament = tournament.result
         self._frames: dict = {}
         self._split: dict = {}
+        self._planned: dict = {}  # mode -> {key: function}: see plan
+        self._computed: dict = {}  # (mode, key) -> table, computed ahead of its section
         #: An executor (``concurrent.futures``) that draws the figures in other processes
         #: while the analyses go on (``build_report`` sets it); None: drawn here, in turn.
         self.drawing = None
@@ -139,7 +151,9 @@ class Context:
         if mode not in self.experiment.modes:
             return None
         if mode not in self._frames:
-            self._split.clear()  # (read again if a later section asks: memory before speed)
+            # (the same rows split by configuration: dropped, read again if a later section
+            # asks: memory before speed)
+            self._split.pop(mode, None)
             columns = [c for c in tidy_columns(self.has_par(mode)) if c not in UNUSED_COLUMNS]
             frame = load_run(self.results / mode, columns=columns)
             if not len(frame):  # every chunk file corrupt or unfinished
@@ -159,7 +173,9 @@ class Context:
         """The ``hands`` or ``games`` run's rows split by configuration (read once, on
         demand): what :meth:`per_config` builds its frames from."""
         if mode not in self._split:
-            self._split[mode] = ConfigFrames(self.results / mode)
+            # (the nil bidders' cards for the facts section's nil success by cards held)
+            self._split[mode] = ConfigFrames(self.results / mode,
+                                             nil_cards="facts" in self.experiment.analyses)
             if not self._split[mode].parts:
                 raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
                                f"again to play them")
@@ -172,19 +188,32 @@ class Context:
         together as the whole frame would have given them (``report.frames.combine``). Exact
         for analyses whose groups are within a configuration (``config`` is their first key):
         the same rows in the same order make the same groups."""
+        if names is None and all((mode, key) in self._computed for key in analyses):
+            return {key: self._computed.pop((mode, key)) for key in analyses}
+        ahead = {} if names is not None else {
+            key: function for key, function in self._planned.get(mode, {}).items()
+            if key not in analyses and (mode, key) not in self._computed}
         frames = self.config_frames(mode)
         wanted = set(frames.names() if names is None else names)
-        results: dict = {key: [] for key in analyses}
+        results: dict = {key: [] for key in [*analyses, *ahead]}
         for name in frames.names():
             if name not in wanted or (names is None and is_number_line(name)):
                 continue
             frame = frames.frame(name)
-            for key, function in analyses.items():
+            for key, function in [*analyses.items(), *ahead.items()]:
                 table = function(frame)
                 if table is not None:  # (None: nothing for this configuration)
                     results[key].append(table)
             del frame
+        for key in ahead:  # (kept for the section that planned them)
+            self._computed[(mode, key)] = combine(results.pop(key))
         return {key: combine(tables) for key, tables in results.items()}
+
+    def plan(self, mode: str, analyses: dict) -> None:
+        """Have the next :meth:`per_config` pass over every configuration of ``mode`` compute
+        ``analyses`` (``{key: function}``) too, for a later section's :meth:`per_config` call
+        with those keys (answered then without a pass of its own)."""
+        self._planned.setdefault(mode, {}).update(analyses)
 
     def number_lines(self) -> dict:
         """Configuration -> its number line, for those the hands run played one of."""
@@ -269,7 +298,7 @@ class Context:
         return table
 
     def figure(self, section: Section, slug: str, title: str, plot, table: pd.DataFrame,
-               size=FIGURE_SIZE, facet: str | None = None) -> None:
+               size=FIGURE_SIZE, facet: str | None = None, lines=None) -> None:
         """Draw ``plot(table, ax=ax)`` into ``<section>-<slug>.svg``; skipped for an empty
         table. The table is passed in the experiment's configuration order (:meth:`ordered`,
         the tables' order), so series, bars and panels come in that order. ``facet``: one
@@ -277,10 +306,21 @@ class Context:
         one legend below them), each titled with its value, when it has more than
         :data:`FACET_OVER` values. The figure is titled ``title`` (with the plot's note on its
         intervals); a title used by another figure of the report, or the section's own title,
-        is refused (``ValueError``): every figure says what it shows. A table of one row is
-        not drawn (a single bar compares nothing; the table beside it says as much)."""
-        if table is None or len(table) < 2:  # one bar or point compares nothing: the table
-            return                             # says it
+        is refused (``ValueError``): every figure says what it shows. Rows resting on fewer
+        than ``formatting.FEW_CASES`` cases (their ``n``) are left out, and the caption says
+        which (the table shows them, greyed). A table of one row is not drawn (a single bar
+        compares nothing; the table beside it says as much). ``lines``: the columns whose
+        values make the lines of a line plot; with :data:`MANY_LINES` lines or more the figure
+        is drawn one panel per value of the first (unless ``facet`` is given)."""
+        if table is None:
+            return
+        table, note = _without_few_cases(table)
+        if len(table) < 2:  # one bar or point compares nothing: the table says it
+            return
+        if facet is None and lines:
+            keys = [column for column in lines if column in table.columns]
+            if keys and len(table[keys].drop_duplicates()) >= MANY_LINES:
+                facet = keys[0]
         self._claim_title(section, title)
         name = f"{section.name}-{slug}.{FIGURE_FORMAT}"
         table = self.ordered(table)
@@ -290,7 +330,7 @@ class Context:
         else:
             draw_figure(self.out / name, title, plot, table, size, facet)
         self.files.append(name)
-        section.items.append(Figure(title, name))
+        section.items.append(Figure(title, name, note=note))
 
     def finish_figures(self) -> None:
         """Wait for the figures drawn in other processes (:attr:`drawing`); the first one that
@@ -311,6 +351,31 @@ class Context:
             raise ValueError(f"figure {title!r} in section {section.name!r}: the report has "
                              f"a figure of that title already (in section {used[key]!r})")
         used[key] = section.name
+
+
+def _without_few_cases(table: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """``table`` without its rows on fewer than ``formatting.FEW_CASES`` cases, and what the
+    caption says of them (empty when none was left out)."""
+    few = np.asarray(few_cases(table), dtype=bool)
+    if not few.any():
+        return table, ""
+    kept = table.loc[~few]
+    if "config" in table.columns:
+        names = list(dict.fromkeys(table["config"].astype(str)))
+        left = [name for name in names if name not in set(kept["config"].astype(str))]
+        thin = [name for name in names
+                if name not in left and name in set(table.loc[few, "config"].astype(str))]
+        parts = []
+        if left:
+            parts.append(f"{', '.join(left)} (every row)")
+        if thin:
+            parts.append("some rows of every configuration" if len(thin) == len(names) > 2
+                         else f"some rows of {', '.join(thin)}")
+        which = "; ".join(parts)
+    else:
+        which = f"{int(few.sum())} rows"
+    return kept, (f"Left out: {which}, resting on fewer than {FEW_CASES} cases each (the "
+                  f"table shows them, greyed).")
 
 
 def _picklable(plot) -> bool:

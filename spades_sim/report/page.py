@@ -189,6 +189,9 @@ def _build(saved: Results, experiment: Experiment, results: Path, final: Path, s
         ctx.drawing = drawing
         sections = []
         names = _analyses(saved)
+        for name in names:  # (their per-configuration analyses: one pass for all sections)
+            if SECTIONS[name].per_config is not None and ctx.experiment.modes:
+                ctx.plan(ctx.any_mode(), SECTIONS[name].per_config(ctx))
         for number, name in enumerate(names, 1):
             say(f"section {number} of {len(names)}: {name}")
             spec = SECTIONS[name]

@@ -18,7 +18,14 @@ from ..analysis.effects import (
     paired_effects,
     paired_from_summary,
 )
-from ..analysis.facts import blind_nil_games, nil_by_cards, spades_facts
+from ..analysis.facts import (
+    FACT_COLUMNS,
+    blind_nil_games,
+    contract_facts,
+    facts_table,
+    game_facts,
+    nil_by_cards,
+)
 from ..analysis.headtohead import (
     differences_in_differences,
     head_to_head,
@@ -50,8 +57,8 @@ from ..analysis.winprob import (
 )
 from ..evaluate import rating_difference
 from ..experiment.counterfactual import is_number_line
-from ..run import load_run, read_meta
-from .examples import add_example_hands
+from ..run import read_meta
+from .examples import add_example_hands, example_picks
 from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
 from .model import Context, Section, section
 
@@ -253,6 +260,7 @@ def _paired_effects(ctx: Context, comparisons) -> list[pd.DataFrame]:
             uses[member] -= 1
             if not uses[member]:
                 del summaries[member]
+    frames.drop_deals()  # (read here only)
     tables = []
     for names, baseline in comparisons:  # (the baseline is not compared with itself)
         order = sorted(names)
@@ -306,6 +314,21 @@ def _method_words(row) -> Markup:
         int(row["gains"]), units, int(row["losses"]))
 
 
+def _bid_accuracy_analyses(ctx: Context) -> dict:
+    """The bid accuracy section's per-configuration analyses (``model.section``)."""
+    return {
+        "bid_accuracy:accuracy": bid_accuracy, "bid_accuracy:spread": tricks_minus_bid,
+        "bid_accuracy:spades": lambda frame: bid_calibration(frame, feature="spades"),
+        "bid_accuracy:high_cards": lambda frame: bid_calibration(frame, feature="high_cards"),
+        "bid_accuracy:examples": lambda frame: example_picks(frame, ("worst-set",))}
+
+
+def _own(found: dict) -> dict:
+    """A section's tables of ``Context.per_config`` by their keys without the section's
+    name."""
+    return {key.split(":", 1)[1]: table for key, table in found.items()}
+
+
 @section("bid_accuracy", "Bid accuracy",
          "A seat's non-nil bid is exact when it takes exactly its bid in tricks, over when it "
          "takes more, under when fewer (rates with Wilson 95% intervals, over seat-hands). A "
@@ -315,13 +338,11 @@ def _method_words(row) -> Markup:
          "bag counter under its rules (the overtricks, plus a failed nil's tricks under "
          "failed_nil_tricks = bags_only). Tricks minus bid is the distribution of that "
          "difference per seat; calibration shows the mean bid and the mean tricks taken by "
-         "the number of spades (and of high cards: aces, kings, queens) in the hand as dealt.")
+         "the number of spades (and of high cards: aces, kings, queens) in the hand as dealt.",
+         per_config=_bid_accuracy_analyses)
 def _bid_accuracy(ctx: Context, section: Section) -> None:
     mode = ctx.any_mode()
-    found = ctx.per_config(mode, {
-        "accuracy": bid_accuracy, "spread": tricks_minus_bid,
-        "spades": lambda frame: bid_calibration(frame, feature="spades"),
-        "high_cards": lambda frame: bid_calibration(frame, feature="high_cards")})
+    found = _own(ctx.per_config(mode, _bid_accuracy_analyses(ctx)))
     accuracy = found["accuracy"]
     ctx.table(section, "accuracy", f"Bid accuracy by configuration and strategy ({mode})",
               accuracy)
@@ -330,7 +351,7 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
                size=(7.5, max(3.5, 0.4 * len(accuracy) + 1.5)))
     spread = found["spread"]
     ctx.figure(section, "tricks-minus-bid", "Tricks minus bid", plots.plot_tricks_minus_bid,
-               spread)
+               spread, lines=("config", "strategy"))
     ctx.table(section, "tricks-minus-bid", "Tricks minus bid (share of non-nil seat bids)",
               spread)
     for feature in ("spades", "high_cards"):
@@ -339,7 +360,7 @@ def _bid_accuracy(ctx: Context, section: Section) -> None:
                    plots.plot_calibration, calibration, facet="config")
         ctx.table(section, f"calibration-{feature}",
                   f"Calibration: mean bid and mean tricks by {feature}", calibration)
-    add_example_hands(ctx, section, ("worst-set",))
+    add_example_hands(ctx, section, ("worst-set",), picks=found["examples"])
     if len(accuracy) and "set_rate" in accuracy:
         rates = accuracy["set_rate"].to_numpy(dtype=float)
         if np.isfinite(rates).any():
@@ -500,6 +521,18 @@ def _par_hand_type_findings(ctx: Context, section: Section, types: pd.DataFrame)
             ci_text(some_over / hands, over_low, over_high, "rate")))
 
 
+def _nil_analyses(ctx: Context) -> dict:
+    """The nil section's per-configuration analyses (``model.section``)."""
+    partnership = [c.name for c in ctx.experiment.configs if c.rules.partnership]
+    return {
+        "nil:success": nil_success,
+        "nil:spades": lambda frame: nil_by_feature(frame, feature="spades"),
+        "nil:high_cards": lambda frame: nil_by_feature(frame, feature="high_cards"),
+        "nil:partner": lambda frame: (nil_by_partner_bid(frame) if len(frame)
+                                      and frame["config"].iloc[0] in partnership else None),
+        "nil:examples": lambda frame: example_picks(frame, ("failed-nil", "made-blind-nil"))}
+
+
 @section("nil", "Nil and blind nil",
          "A nil (or blind nil) bid is made when the bidder takes no trick. Success rates carry "
          "Wilson 95% intervals; by feature they are split by the bidder's hand as dealt, and by "
@@ -516,17 +549,13 @@ def _par_hand_type_findings(ctx: Context, section: Section, types: pd.DataFrame)
          "hands the strategy chose to bid nil on (their share of all side-hands is shown), in "
          "independent hands (from zero scores); for a ladder of nil thresholds, the value of "
          "the nils each step adds is shown too. Blind nil is chosen from the score, so it is "
-         "measured in whole games: how often, how often made, and what those hands scored.")
+         "measured in whole games: how often, how often made, and what those hands scored.",
+         per_config=_nil_analyses)
 def _nil(ctx: Context, section: Section) -> None:
     mode = ctx.any_mode()
     where = MODE_WORDS[mode]
     partnership = [c.name for c in ctx.experiment.configs if c.rules.partnership]
-    found = ctx.per_config(mode, {
-        "success": nil_success,
-        "spades": lambda frame: nil_by_feature(frame, feature="spades"),
-        "high_cards": lambda frame: nil_by_feature(frame, feature="high_cards"),
-        "partner": lambda frame: (nil_by_partner_bid(frame) if len(frame)
-                                  and frame["config"].iloc[0] in partnership else None)})
+    found = _own(ctx.per_config(mode, _nil_analyses(ctx)))
     success = found["success"]
     ctx.table(section, "success", f"Nil success by configuration, strategy and blind ({where})",
               success)
@@ -534,14 +563,14 @@ def _nil(ctx: Context, section: Section) -> None:
                size=(7.5, max(3.5, 0.35 * len(success) + 1.5)))
     by_spades = found["spades"]
     ctx.figure(section, "by-spades", "Nil success by spades held", plots.plot_nil_success,
-               by_spades)
+               by_spades, lines=("config",))
     ctx.table(section, "by-spades", f"Nil success by spades held ({where})", by_spades)
     by_high = found["high_cards"]
     ctx.table(section, "by-high-cards", f"Nil success by high cards held ({where})", by_high)
     if partnership:
         ctx.table(section, "by-partner-bid", f"Nil success by the partner's bid ({where})",
                   found["partner"])
-    add_example_hands(ctx, section, ("failed-nil", "made-blind-nil"))
+    add_example_hands(ctx, section, ("failed-nil", "made-blind-nil"), picks=found["examples"])
     _nil_value(ctx, section)
     if "games" in ctx.experiment.modes:
         _blind_nil(ctx, section)
@@ -559,9 +588,8 @@ def _nil_value(ctx: Context, section: Section) -> None:
         return
     # In the experiment's order, so that a repeated comparison is shown as the earlier one.
     lines = {c.name: lines[c.name] for c in ctx.experiment.configs if c.name in lines}
-    frame = ctx.frame("hands", number_lines=True)
-    side_hands = nil_side_hands(frame, lines)  # (once, for both tables)
-    value = nil_paired_value(frame, lines, side_hands=side_hands)
+    side_hands = _nil_side_hands(ctx, lines)  # (once, for both tables)
+    value = nil_paired_value(None, lines, side_hands=side_hands)
     repeats = value.loc[value["same_as"] != "", ["config", "same_as"]].drop_duplicates()
     for row in repeats.to_dict(orient="records"):
         section.notes.append(Markup(
@@ -602,7 +630,7 @@ def _nil_value(ctx: Context, section: Section) -> None:
     ladders = _nil_ladders(ctx, lines)
     if not ladders:
         return
-    marginal = pd.concat([nil_marginal_value(frame, lines, ladder, side_hands=side_hands)
+    marginal = pd.concat([nil_marginal_value(None, lines, ladder, side_hands=side_hands)
                           for ladder in ladders], ignore_index=True)
     ctx.table(section, "marginal-value", "What the nils added by each nil threshold were worth "
               "(independent hands, per added nil side-hand)", marginal,
@@ -620,6 +648,36 @@ def _nil_value(ctx: Context, section: Section) -> None:
             code(row["previous"]), code(row["config"]), int(row["n"]), row["margin_diff"],
             row["margin_low"], row["margin_high"], row["diff"], row["diff_low"],
             row["diff_high"]))
+
+
+#: The columns ``analysis.nil.nil_side_hands`` reads.
+NIL_VALUE_COLUMNS = ("config", "duplicate", "game_id", "hand_id", "seat", "side", "bid", "nil",
+                     "blind", "tricks", "score_delta")
+
+
+def _nil_side_hands(ctx: Context, lines: dict) -> pd.DataFrame:
+    """``analysis.nil.nil_side_hands`` of the hands run for ``lines`` (nil line -> ``{side:
+    number line}``), one nil line at a time: the tidy frames of a line and its number lines
+    only (the whole run with its number lines is several gigabytes). Each line's rows depend
+    only on its own configurations, and the table is sorted by configuration and side-hand,
+    so the parts put together are the table of the whole frame."""
+    frames = ctx.config_frames("hands")
+    parts = []
+    for line, numbers in lines.items():
+        names = [line, *numbers.values()]
+        found = [frames.frame(name, NIL_VALUE_COLUMNS) for name in names]
+        for part in found:  # (one categorical: pandas makes text of categoricals that differ)
+            part["config"] = part["config"].cat.set_categories(sorted(names))
+        frame = pd.concat(found, ignore_index=True)
+        del found
+        parts.append(nil_side_hands(frame, {line: numbers}))
+        del frame
+    found = [part for part in parts if len(part)]
+    if len(found) < 2:  # (none or one: the table as it is, empty or sorted already)
+        return found[0] if found else parts[0]
+    table = pd.concat(found, ignore_index=True)
+    return table.sort_values(["config", "duplicate", "hand_id", "side"], kind="stable",
+                             ignore_index=True)
 
 
 def _nil_ladders(ctx: Context, lines: dict) -> list[list[str]]:
@@ -678,6 +736,14 @@ def _baseline_name(ctx: Context, table: pd.DataFrame) -> str | None:
     return baseline if baseline in names else (names[0] if names else None)
 
 
+def _facts_analyses(ctx: Context) -> dict:
+    """The facts section's per-configuration analysis (``model.section``): the contracts of
+    10+ (the whole hands frame is gigabytes; a configuration's facts are its own rows')."""
+    mode = ctx.any_mode()
+    return {"facts:contracts": lambda frame: pd.DataFrame(contract_facts(frame, mode),
+                                                          columns=list(FACT_COLUMNS))}
+
+
 @section("facts", "Spades facts",
          "What a Spades player expects to know about these rules as the strategies play them, "
          "each with its 95% interval and its unit, the thing counted once: a game (the hands "
@@ -686,12 +752,14 @@ def _baseline_name(ctx: Context, table: pd.DataFrame) -> str | None:
          "independent hands (from whole games when there are none); bag penalties, game "
          "length and blind nil from whole games; nil success by the spade honours (Q, K, A of "
          "spades and any joker) and low cards (2 to 5 of any suit) held needs a run played "
-         "with its cards (cards = true).")
+         "with its cards (cards = true).", per_config=_facts_analyses)
 def _facts(ctx: Context, section: Section) -> None:
-    hands = ctx.frame("hands") if "hands" in ctx.experiment.modes else None
+    mode = ctx.any_mode()  # (the games frame is small: whole)
+    contracts = ctx.per_config(mode, _facts_analyses(ctx))["facts:contracts"]
     games = ctx.frame("games") if "games" in ctx.experiment.modes else None
     limits = {name: rules.bag_limit for name, rules in ctx.rules.items()}
-    table = spades_facts(hands, games, limits)
+    table = facts_table([*contracts.to_dict(orient="records"),
+                         *(game_facts(games, limits) if games is not None else [])])
     ctx.table(section, "facts", "Spades facts by configuration", table,
               note="value: a mean (per game) or a share (rates as fractions); unit: what n "
                    "counts; 95% intervals (t for means, Wilson for shares, clustered by deal "
@@ -706,16 +774,22 @@ def _facts(ctx: Context, section: Section) -> None:
         section.findings.append(Markup("In {} under {}, {}: {} ({:,} {}s).").format(
             MODE_WORDS[row["mode"]].split(",")[0], code(row["config"]), row["fact"], value,
             int(row["n"]), row["unit"].split(" (")[0]))
-    mode = "hands" if hands is not None else "games"
     if not read_meta(ctx.results / mode)["identity"].get("cards", False):
         section.notes.append(Markup(
             "Nil success by spade honours and low cards needs the dealt cards: add "
             "<code>cards = true</code> to the experiment file and run it again (the nil "
             "section shows success by spades and high cards held meanwhile)."))
         return
-    cards = load_run(ctx.results / mode, columns=["config", "duplicate", "game_id", "hand_id",
-                                                  "nil", "tricks", "cards"])
-    cards = cards.loc[~cards["config"].astype(str).map(is_number_line)]
+    # Only the nil bids' rows with their cards (kept as the runs were read: every seat's
+    # cards are gigabytes), one configuration after another.
+    frames = ctx.config_frames(mode)
+    found = [frames.nil_bids(name, ["config", "duplicate", "game_id", "hand_id", "nil",
+                                    "tricks"])
+             for name in frames.names() if not is_number_line(name)]
+    found = [part for part in found if part is not None]
+    if not found:
+        return
+    cards = pd.concat(found, ignore_index=True)
     by_cards = nil_by_cards(cards)
     ctx.table(section, "nil-by-cards", "Nil success by spade honours and low cards held "
               f"({MODE_WORDS[mode]})", by_cards,

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..core import schema
 from ..core.errors import RunError
@@ -126,7 +128,14 @@ def _dataset_rows(out, listing, meta, spec, unit, config, duplicate, hand, game)
         raise RunError(f"{out / CHUNK_PATTERN.format(chunk)}: {check.why}; "
                        f"{replay_advice(out, chunk)}")
     columns = list(_CHECKED) + (["cards"] if spec.cards else [])
-    frame = chunk_frame(spec, check.table, columns)
+    # The configuration's rows of the hand (or game) first: the tidy frame of a whole chunk is
+    # a gigabyte where the run has many configurations and its cards (the nil experiment).
+    table = check.table
+    ids = table.column("game_id" if spec.games_mode else "hand_id")
+    wanted = game if spec.games_mode else hand
+    table = table.filter(pc.and_(pc.equal(pc.cast(table.column("config"), pa.string()), config),
+                                 pc.equal(ids, pa.scalar(wanted, ids.type))))
+    frame = chunk_frame(spec, table, columns)
     mask = (frame["config"] == config) & (frame["duplicate"] == duplicate)
     if spec.games_mode:
         mask &= frame["game_id"] == game
