@@ -196,8 +196,11 @@ def test_experiment_par_key():
         parse_experiment(EXPERIMENT.replace("par = true", "par = 1"))
 
 
-def test_report_has_a_section_against_par(stub_solver, tmp_path):
-    from spades_sim.report import build_report
+def test_report_has_a_section_against_par(stub_solver, tmp_path, monkeypatch):
+    from spades_sim.report import build_report, formatting
+
+    # A few dozen hands: every row would be "few cases" and left out of the figures.
+    monkeypatch.setattr(formatting, "FEW_CASES", 1)
 
     experiment = parse_experiment(EXPERIMENT)
     results = tmp_path / "results"
