@@ -84,7 +84,7 @@ def test_features_match_a_direct_computation():
     policy = load_policy()
     hand = Hand.deal(preset("classic"), seed=7, hand_id=0)
     checked = 0
-    while not hand.over:
+    while not hand.done:
         if hand.phase == PLAY:
             view = np.asarray(hand.observation(hand.to_act).view(), dtype=np.int64)
             assert view[V_PHASE] == 1

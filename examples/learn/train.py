@@ -5,9 +5,10 @@ The learner holds both partner seats (0 and 2) of classic four-player tables; `h
 plays seats 1 and 3 inside the engine. The learner bids by the counting rule in ``policy.py``
 (not learned) and plays a card sampled from the softmax over its legal cards. An episode is
 one hand; its return is the learner side's score change for the hand less the opponents', in
-hundreds of points (what a duplicate match measures), and every card decision of the hand
-shares it. The gradient of a batch of finished hands is
-the mean of ``(return - baseline) * sum of grad log pi(card)`` over them; Adam takes the step.
+hundreds of points (what a duplicate match measures), each bag charged 10 points (its share
+of the bag penalty, see ``shaped``), and every card decision of the hand shares it. The
+gradient of a batch of finished hands is the mean of
+``(return - baseline) * sum of grad log pi(card)`` over them; Adam takes the step.
 
     python examples/learn/train.py --out examples/learn/weights.npz
     python examples/learn/train.py --out /tmp/tiny.npz --hands 2000 --tables 256
@@ -68,6 +69,15 @@ class Adam:
         return weights + self.learning_rate * corrected1 / (np.sqrt(corrected2) + self.epsilon)
 
 
+def shaped(score_changes):
+    """The score changes with each bag charged its share of the bag penalty, -10 points (classic:
+    -100 every 10 bags). A hand of ``BatchEnv`` starts from no bags, so the penalty itself never
+    comes; without this charge the policy learns to take overtricks (+1 point each). Bags are
+    the units digit: contracts and nils score in tens, each overtrick 1."""
+    points = np.rint(score_changes).astype(np.int64)
+    return (points - 10 * (points % 10)).astype(np.float64)
+
+
 def train(hands, tables, batch_hands, learning_rate, seed, report=print):
     """Train for ``hands`` finished hands; returns ``(weights, history)``, history a list of
     ``(hands, mean score difference a hand in the last batch)``."""
@@ -103,7 +113,7 @@ def train(hands, tables, batch_hands, learning_rate, seed, report=print):
         views, masks, rewards, dones = batch.step(actions)
         if dones.any():
             done = np.flatnonzero(dones)
-            hand_returns = (rewards[done, 0] - rewards[done, 1]).astype(np.float64) / 100.0
+            hand_returns = (shaped(rewards[done, 0]) - shaped(rewards[done, 1])) / 100.0
             gradient += ((hand_returns - baseline)[:, None] * episode_gradients[done]).sum(0)
             episode_gradients[done] = 0.0
             returns.extend(hand_returns)
