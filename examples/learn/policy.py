@@ -157,6 +157,8 @@ class Learned:
             self.weights = saved["weights"].astype(np.float64)
 
     def bid(self, obs):
+        if obs.rules.players != 4 or not obs.rules.partnership:
+            raise ValueError("trained for four players in partnerships (e.g. --rules classic)")
         legal_bids = np.zeros((1, MAX_BID + 1), dtype=bool)
         legal_bids[0, list(obs.legal)] = True
         return int(counting_bids(np.asarray(obs.view(), dtype=np.int64)[None, :], legal_bids)[0])
