@@ -27,7 +27,17 @@ from spades_sim.env import (  # noqa: E402
     to_game,
 )
 from spades_sim.env.encoding import encode  # noqa: E402
-from spades_sim.game import BID, BLIND, BUMP, KEEP, PASS, PLAY, Hand, IllegalActionError  # noqa: E402
+from spades_sim.game import (  # noqa: E402
+    BID,
+    BLIND,
+    BUMP,
+    KEEP,
+    PASS,
+    PLAY,
+    Game,
+    Hand,
+    IllegalActionError,
+)
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "environment.md"
 # Whole games of random play rarely reach the target; two hands keep a rollout short.
@@ -151,6 +161,51 @@ def test_env_plays_the_hand_the_game_api_plays(name):
         options = sorted(to_env(hand.phase, action) for action in hand.legal_actions())
         hand.apply(to_game(hand.phase, int(choose(options))))
     assert played == hand.result()
+
+
+@pytest.mark.parametrize("whole_game", [False, True])
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_engine_state_shows_what_the_game_api_shows(name, whole_game):
+    # The environment steps the engine's arrays; beside it, the game-state API (Hand, Game)
+    # takes the same actions. At every step every seat's observation is the Python encoder's
+    # of that seat's Observation, and the mask is the API's legal actions.
+    overrides = SHORT_GAME if whole_game else None
+    table = env(name, whole_game=whole_game, rule_overrides=overrides)
+    raw = table.unwrapped
+    rng = np.random.default_rng(2)
+    phases = set()
+    for episode in range(1 if whole_game else 4):
+        table.reset(seed=7 if episode == 0 else None)
+        if whole_game:
+            shadow = Game(raw.rules, 7, raw.episode_id)
+        else:
+            shadow = Hand.deal(raw.rules, 7, raw.episode_id)
+        declined = [0] * raw.rules.players
+        for agent in table.agent_iter():
+            observation, _, terminated, truncated, info = table.last()
+            hand = shadow.hand if whole_game else shadow
+            for seat, other in enumerate(table.possible_agents):
+                seen = table.observe(other)
+                assert np.array_equal(seen["observation"],
+                                      encode(hand.observation(seat), hand.to_act, declined[seat]))
+                legal = {to_env(hand.phase, action) for action in hand.legal_actions()} \
+                    if seat == hand.to_act else set()
+                assert set(np.flatnonzero(seen["action_mask"])) == legal
+            if terminated or truncated:
+                table.step(None)
+                continue
+            assert agent == table.possible_agents[hand.to_act]
+            phases.add(hand.phase)
+            action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            if hand.phase == KEEP and action == to_env(KEEP, 0):
+                declined[hand.to_act] |= 1 << hand.face_up
+            shadow.apply(to_game(hand.phase, action))
+            if whole_game and shadow.hand is not hand and not shadow.over:
+                declined = [0] * raw.rules.players
+            table.step(action)
+        expected = shadow.results[-1] if whole_game else shadow.result()
+        assert info["hand_result"] == expected
+    assert {BID, PLAY} <= phases
 
 
 def test_observation_shows_only_the_seat_s_knowledge():

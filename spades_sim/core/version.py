@@ -51,7 +51,7 @@ def _engine_paths() -> list[Path]:
     return engine + [
         PACKAGE_ROOT / "core" / name
         for name in ("rules.py", "schema.py", "seeding.py", "strategies.py", "cards.py",
-                     "view.py", "bidmodel.py", "features.py", "data/bid_model.json",
+                     "view.py", "bidmodel.py", "features.py", "encoding.py", "data/bid_model.json",
                      "data/tuned.json")
     ]
 

@@ -26,7 +26,7 @@ from ..core.view import (
 )
 from .bidding import blind_allowed_nb, deficit_nb, legal_bids_nb
 from .bits import TRUMP_MASK, byte_of_nb, flag_of_nb, wrap_seat_nb
-from .deal import draw_deal_nb, ordered_deck_nb, shuffle_deal_nb
+from .deal import draw_deal_nb, ordered_deck_nb, shuffle_deal_nb, shuffle_nb
 from .decide import (
     T_BLIND_BID_RATES,
     T_BLIND_FLOOR,
@@ -50,11 +50,14 @@ from .layout import (
 from .plugin import fill_rules_nb
 from .rng import bounded_nb, seed_nb
 from .search import mc_card_nb, suit_index_nb
-from .strategy_bids import choose_bid_nb, choose_blind_nb
+from .strategy_bids import choose_bid_nb, choose_blind_nb, choose_keep_nb
 from .strategy_kernels import estimate_tricks_nb
 from .strategy_play import choose_card_nb, credit_nb
 from .table_slots import (
     DONE,
+    FULL_SHIFT,
+    PHASE_BLIND,
+    PHASE_KEEP,
     R_PLAY_SEATS,
     R_PLAYS,
     S_ACTION,
@@ -62,8 +65,12 @@ from .table_slots import (
     S_BIDS,
     S_BLIND,
     S_BROKEN,
+    S_BUMPED,
     S_DEALER,
     S_DEALT,
+    S_DECLINED,
+    S_DRAW,
+    S_FACE_UP,
     S_FACTS,
     S_FIRST_DEALER,
     S_GAME_ID,
@@ -82,8 +89,8 @@ from .table_slots import (
     S_POSITION,
     S_ROW,
     S_SCORES,
-    S_SEAT,
     S_STAGE,
+    S_STOCK_KEY,
     S_TAKEN,
     S_TRICK_CARDS,
     S_TRICK_INDEX,
@@ -93,13 +100,23 @@ from .table_slots import (
     S_WIN_SEAT,
     S_WIN_STRENGTH,
     STAGE_BID,
+    STAGE_BUMP,
     STAGE_DEAL,
+    STAGE_DRAW,
+    STAGE_EXCHANGE,
     STAGE_PLAY,
     STAGE_START,
     YIELD,
     four_nb,
 )
-from .table_steps import fill_view_nb, finish_auction_nb, score_nb
+from .table_steps import (
+    auction_done_nb,
+    bump_step_nb,
+    exchange_step_nb,
+    fill_view_nb,
+    score_nb,
+    yield_nb,
+)
 from .trick import card_strength_nb, follow_mask_nb, lead_mask_nb, suit_mask_of_card_nb
 
 _SEARCH_KEY_XOR = np.uint64(SEARCH_KEY_XOR)
@@ -171,6 +188,23 @@ def mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, p
             deal_state = seed_nb(deal_key, key_index)
             play_state = seed_nb(play_key, key_index)
             rng[2] = seed_nb(play_key ^ _SEARCH_KEY_XOR, key_index)
+            for seat in range(4):
+                state[S_HANDS + seat] = 0
+                state[S_PLAYED_BY + seat] = 0
+            state[S_DECLINED] = 0
+            state[S_DECLINED + 1] = 0
+            state[S_N_EXCHANGED] = 0
+            state[S_BIDS] = (1 << (8 * players)) - 1  # (none yet, for a keep's view)
+            state[S_BLIND] = 0
+            state[S_BUMPED] = 0
+            if rules.deal == DEAL_DRAW and (python_mask >> FULL_SHIFT) & 3:
+                # a seat keeps for itself: the draw pair by pair (STAGE_DRAW)
+                state[S_STOCK_KEY] = deal_state
+                rng[0] = shuffle_nb(deal_state, deck, n_cards)
+                rng[1] = play_state
+                state[S_DRAW] = 0
+                state[S_STAGE] = STAGE_DRAW
+                continue
             if rules.deal == DEAL_DRAW:
                 hand0, hand1, deal_state, play_state = draw_deal_nb(
                     rules, kinds_packed, param_rows, table[T_KEEP_RATES], dealer, deal_state,
@@ -184,17 +218,14 @@ def mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, p
             rng[1] = play_state
             for seat, hand in enumerate((hand0, hand1, hand2, hand3)):
                 state[S_HANDS + seat] = hand
-                state[S_DEALT + seat] = hand
-                state[S_PLAYED_BY + seat] = 0
-            state[S_BIDS] = (1 << (8 * players)) - 1
-            state[S_BLIND] = 0
-            state[S_POSITION] = 0
-            state[S_LOOKED] = 0
-            state[S_N_EXCHANGED] = 0
-            state[S_STAGE] = STAGE_BID
+            _dealt_nb(state, players)
+        elif stage == STAGE_DRAW:
+            if _draw_nb(rules, table, param_rows, python_mask, state, rng, deck):
+                return YIELD
+            _dealt_nb(state, players)
         elif stage == STAGE_BID:
             if state[S_POSITION] == players:
-                finish_auction_nb(rules, table, param_rows, state, rng, records, rates)
+                auction_done_nb(rules, state)
                 continue
             dealer = state[S_DEALER]
             position = state[S_POSITION]
@@ -210,7 +241,8 @@ def mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, p
             choice = -1
             if state[S_LOOKED] == 0 and (rules.blind_nil != 0 or rules.blind_bids != 0):
                 deficit = deficit_nb(rules, seat, scores)
-                if kind == STRATEGY_RANDOM or deficit >= table[T_BLIND_FLOOR]:
+                full = (python_mask >> (FULL_SHIFT + seat)) & 1
+                if full or kind == STRATEGY_RANDOM or deficit >= table[T_BLIND_FLOOR]:
                     blind_nil_ok = rules.blind_nil != 0 and blind_allowed_nb(
                         deficit, rules.blind_nil_min_deficit)
                     if blind_nil_ok and constrained:
@@ -224,7 +256,15 @@ def mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, p
                             blind_bids = legal_bids_nb(rules, seat, position, bids, blind,
                                                        nil_on)
                         blind_bids &= (2 << rules.blind_bid_max) - 2
-                    if blind_nil_ok or blind_bids:
+                    if (blind_nil_ok or blind_bids) and full:
+                        if state[S_ACTION] < 0:
+                            yield_nb(state, seat, PHASE_BLIND,
+                                     1 | ((blind_bids | int(blind_nil_ok)) << 1))
+                            return YIELD
+                        choice = state[S_ACTION] - 1  # (-1: the seat looks)
+                        state[S_ACTION] = -1
+                        state[S_LOOKED] = 1
+                    elif blind_nil_ok or blind_bids:
                         partner = (seat + 2) & 3
                         partner_nil = rules.partnership != 0 and byte_of_nb(bids, partner) == 0 \
                             and (nil_on or flag_of_nb(blind, partner) != 0)
@@ -241,7 +281,7 @@ def mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, p
                 if (python_mask >> seat) & 1:
                     if state[S_ACTION] < 0:
                         state[S_LOOKED] = 1
-                        state[S_SEAT] = seat
+                        yield_nb(state, seat, PHASE_BID, legal)
                         fill_view_nb(view, rules, state, seat, PHASE_BID, position, legal)
                         return YIELD
                     bid = state[S_ACTION]
@@ -261,6 +301,12 @@ def mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, p
             state[S_BIDS] = (bids & ~(0xFF << (8 * seat))) | (bid << (8 * seat))
             state[S_POSITION] = position + 1
             state[S_LOOKED] = 0
+        elif stage == STAGE_BUMP:
+            if bump_step_nb(rules, table, param_rows, python_mask, state, rng, rates):
+                return YIELD
+        elif stage == STAGE_EXCHANGE:
+            if exchange_step_nb(rules, table, python_mask, state, rng, records):
+                return YIELD
         elif stage == STAGE_PLAY:
             if state[S_TRICK_INDEX] == hand_size:
                 if score_nb(rules, state, records, game_records, games_mode):
@@ -296,7 +342,7 @@ def _play_nb(rules, table, param_rows, scratch, played_by, python_mask, state, r
     facts = (state[S_FACTS], state[S_FACTS + 1], state[S_FACTS + 2])
     if (python_mask >> seat) & 1:
         if state[S_ACTION] < 0:
-            state[S_SEAT] = seat
+            yield_nb(state, seat, PHASE_PLAY, legal)
             fill_view_nb(view, rules, state, seat, PHASE_PLAY, k, legal)
             return True
         card = state[S_ACTION]
@@ -362,4 +408,54 @@ def _play_nb(rules, table, param_rows, scratch, played_by, python_mask, state, r
     state[S_LEADER] = winner
     state[S_TRICK_INDEX] = trick_index + 1
     state[S_POSITION] = 0
+    return False
+
+
+@njit(cache=True)
+def _dealt_nb(state, players):
+    """The cards are dealt: record them and open the auction."""
+    for seat in range(4):
+        state[S_DEALT + seat] = state[S_HANDS + seat]
+    state[S_BIDS] = (1 << (8 * players)) - 1
+    state[S_BLIND] = 0
+    state[S_BUMPED] = 0
+    state[S_POSITION] = 0
+    state[S_LOOKED] = 0
+    state[S_N_EXCHANGED] = 0
+    state[S_STAGE] = STAGE_BID
+
+
+@njit(cache=True)
+def _draw_nb(rules, table, param_rows, python_mask, state, rng, deck):
+    """The draw deal (``deal.draw_deal_nb``) from pair ``state[S_DRAW]`` on, where a seat keeps
+    for itself; True to yield it the face-up card (``state[S_ACTION]``: 1 keep, 0 take the
+    face-down card). The stock is shuffled again from ``state[S_STOCK_KEY]`` at each call."""
+    n_cards = ordered_deck_nb(rules, deck)
+    shuffle_nb(state[S_STOCK_KEY], deck, n_cards)
+    hand_size = rules.hand_size
+    first = wrap_seat_nb(state[S_DEALER] + 1, 2)
+    draw = state[S_DRAW]
+    while draw < 2 * hand_size:
+        turn = draw // hand_size
+        pair = draw - turn * hand_size
+        seat = first if turn == 0 else 1 - first
+        face_up = deck[26 * turn + 2 * pair]
+        face_down = deck[26 * turn + 2 * pair + 1]
+        if (python_mask >> (FULL_SHIFT + seat)) & 1:
+            if state[S_ACTION] < 0:
+                state[S_DRAW] = draw
+                state[S_FACE_UP] = face_up
+                yield_nb(state, seat, PHASE_KEEP, 3)
+                return True
+            keep = state[S_ACTION] == 1
+            state[S_ACTION] = -1
+        else:
+            keep, rng[1] = choose_keep_nb(byte_of_nb(table[T_KINDS], seat), param_rows,
+                                          table[T_KEEP_RATES], seat, face_up, rng[1])
+        state[S_HANDS + seat] |= 1 << (face_up if keep else face_down)
+        if not keep:
+            state[S_DECLINED + seat] |= 1 << face_up
+        draw += 1
+    state[S_DRAW] = draw
+    state[S_FACE_UP] = -1
     return False

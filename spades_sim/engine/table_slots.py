@@ -11,6 +11,22 @@ STAGE_START = 0  # a unit (hand or game) begins
 STAGE_DEAL = 1
 STAGE_BID = 2
 STAGE_PLAY = 3
+STAGE_BUMP = 4  # after the auction: the bumps, position by position
+STAGE_EXCHANGE = 5  # the exchange passes, one pass (one giver) at a time
+STAGE_DRAW = 6  # the two-player draw deal, pair by pair, when a seat keeps for itself
+
+# A seat in bit ``FULL_SHIFT + seat`` of ``python_mask`` (besides bit ``seat``) makes every choice
+# itself: the blind choice, bumps, exchange passes and the draw deal's keeps as well.
+FULL_SHIFT = 4
+
+# What the seat to act decides when the loop yields (``S_PHASE``); ``S_LEGAL`` holds the legal
+# choices as bits, the action is a bit's index: a card (play, pass), a bid (bid), 0 look or
+# ``1 + b`` the blind bid ``b`` (blind), 0 keep the bid or 1 bump it (bump), 0 take the face-down
+# card or 1 keep the face-up one (keep). ``PHASE_BID`` and ``PHASE_PLAY`` are ``core/view.py``'s.
+PHASE_BLIND = 2
+PHASE_BUMP = 3
+PHASE_PASS = 4
+PHASE_KEEP = 5
 
 # Named slots of ``state``.
 S_UNIT = 0  # units (hands or games) finished
@@ -50,7 +66,16 @@ S_BAGS = 44  # + side
 S_PLAYED_BY = 48  # + seat
 S_N_EXCHANGED = 52
 S_HAND_ID = 53  # the hand's id as the API numbers it (key index, or hand within the game)
-STATE_SIZE = 54
+S_PHASE = 54  # the decision yielded (PHASE_*)
+S_LEGAL = 55  # its legal choices, as bits
+S_PASS_STEP = 56  # exchange: 2 * bidding position + (0 the nil side gives, 1 its partner returns)
+S_PASSED = 57  # exchange: the cards the giver has chosen so far
+S_PASS_LEFT = 58  # exchange, at a yield: cards still to choose
+S_STOCK_KEY = 59  # draw deal: the deal stream's state before the stock was shuffled
+S_DRAW = 60  # draw deal: pairs drawn so far (turn * hand_size + pair)
+S_FACE_UP = 61  # draw deal, at a yield: the face-up card offered
+S_DECLINED = 62  # + seat (two seats): draw deal, the face-up cards the seat turned down
+STATE_SIZE = 64
 
 # Columns of ``records`` (int64, a row per hand): the fields of ``core/schema.HandArrays``,
 # flat, so that a call takes one array, not the sixteen of the named tuple (each array an

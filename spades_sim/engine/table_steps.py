@@ -1,6 +1,7 @@
 """The stepped hand loop's once-a-hand steps (``table.py``): the view a Python seat reads, the end
 of the auction (bumps, exchanges, the first leader, the play's facts) and the score and record
-of a finished hand, each as ``simulate._run_nb`` does it."""
+of a finished hand, each as ``simulate._run_nb`` does it, and each resumable where a seat makes
+the choice itself (``FULL_SHIFT``)."""
 
 from numba import njit
 
@@ -42,12 +43,15 @@ from .strategy_bids import choose_bump_nb, choose_pass_nb
 from .strategy_kernels import estimate_tricks_nb, rule_play_bits_nb
 from .strategy_play import hand_facts_nb
 from .table_slots import (
+    FULL_SHIFT,
     G_FINAL_BAGS,
     G_FINAL_SCORE,
     G_FIRST_DEALER,
     G_GAME_ID,
     G_N_HANDS,
     G_WINNER,
+    PHASE_BUMP,
+    PHASE_PASS,
     R_BAGS_AFTER,
     R_BAGS_BEFORE,
     R_BIDS,
@@ -62,6 +66,7 @@ from .table_slots import (
     R_SCORE_BEFORE,
     R_SCORE_DELTA,
     R_TRICKS,
+    S_ACTION,
     S_BAGS,
     S_BIDS,
     S_BLIND,
@@ -79,13 +84,19 @@ from .table_slots import (
     S_ILLEGAL,
     S_KEY_INDEX,
     S_LEADER,
+    S_LEGAL,
     S_N_EXCHANGED,
     S_N_HANDS,
+    S_PASS_LEFT,
+    S_PASS_STEP,
+    S_PASSED,
+    S_PHASE,
     S_PLAYED,
     S_PLAYED_BY,
     S_POSITION,
     S_ROW,
     S_SCORES,
+    S_SEAT,
     S_STAGE,
     S_TAKEN,
     S_TRICK_CARDS,
@@ -95,6 +106,8 @@ from .table_slots import (
     S_VOIDS,
     S_WIN_SEAT,
     S_WIN_STRENGTH,
+    STAGE_BUMP,
+    STAGE_EXCHANGE,
     STAGE_PLAY,
     four_nb,
 )
@@ -134,62 +147,141 @@ def fill_view_nb(view, rules, state, seat, phase, position, legal):
 
 
 @njit(cache=True)
-def finish_auction_nb(rules, table, param_rows, state, rng, records, rates):
-    """Bumps, exchanges, the first leader and the play's per-hand facts (``_run_nb``)."""
+def auction_done_nb(rules, state):
+    """The bids are in: on to the bumps, the exchange or the play (``_run_nb``'s order)."""
+    state[S_BUMPED] = 0
+    state[S_POSITION] = 0
+    state[S_PASS_STEP] = 0
+    state[S_PASSED] = 0
+    state[S_N_EXCHANGED] = 0
+    state[S_STAGE] = STAGE_BUMP if rules.bid_bump else STAGE_EXCHANGE
+
+
+@njit(cache=True)
+def bump_step_nb(rules, table, param_rows, python_mask, state, rng, rates):
+    """The bumps from bidding position ``state[S_POSITION]`` on; True to yield to a seat that
+    decides its own bump (``state[S_ACTION]`` then holds its answer at the next call)."""
     players = rules.players
     hand_size = rules.hand_size
     kinds_packed = table[T_KINDS]
-    dealer = state[S_DEALER]
-    first = wrap_seat_nb(dealer + 1, players)
-    bids = state[S_BIDS]
+    first = wrap_seat_nb(state[S_DEALER] + 1, players)
     blind = state[S_BLIND]
     scores = four_nb(state, S_SCORES)
     bags = four_nb(state, S_BAGS)
-    bumped = 0
-    if rules.bid_bump:
-        for position in range(players):
-            seat = wrap_seat_nb(first + position, players)
-            bid = byte_of_nb(bids, seat)
-            nil = bid == 0 and (rules.nil != 0 or flag_of_nb(blind, seat) != 0)
-            if nil or flag_of_nb(blind, seat) or bid >= hand_size:
-                continue
+    position = state[S_POSITION]
+    while position < players:
+        seat = wrap_seat_nb(first + position, players)
+        bids = state[S_BIDS]
+        bid = byte_of_nb(bids, seat)
+        nil = bid == 0 and (rules.nil != 0 or flag_of_nb(blind, seat) != 0)
+        if nil or flag_of_nb(blind, seat) or bid >= hand_size:
+            position += 1
+            continue
+        if (python_mask >> (FULL_SHIFT + seat)) & 1:
+            if state[S_ACTION] < 0:
+                state[S_POSITION] = position
+                yield_nb(state, seat, PHASE_BUMP, 3)
+                return True
+            bump = state[S_ACTION] == 1
+            state[S_ACTION] = -1
+        else:
             kind = byte_of_nb(kinds_packed, seat)
             estimate = 0.0
             if kind != STRATEGY_RANDOM:
                 estimate = estimate_tricks_nb(rules, param_rows[seat], state[S_HANDS + seat])
             bump, rng[1] = choose_bump_nb(rules, kind, param_rows, rates[2], seat, position,
                                           estimate, bids, scores, bags, rng[1])
-            if bump:
-                bids += 1 << (8 * seat)
-                bumped |= 1 << seat
-    state[S_BIDS] = bids
-    state[S_BUMPED] = bumped
+        if bump:
+            state[S_BIDS] = bids + (1 << (8 * seat))
+            state[S_BUMPED] |= 1 << seat
+        position += 1
+    state[S_POSITION] = 0
+    state[S_STAGE] = STAGE_EXCHANGE
+    return False
+
+
+@njit(cache=True)
+def exchange_step_nb(rules, table, python_mask, state, rng, records):
+    """The exchange passes from ``state[S_PASS_STEP]`` on (each nil bidder's side in bidding
+    order: the nil bidder gives, its partner returns); True to yield to a giver that chooses
+    its own cards, one card a call. Then the first leader and the play's facts."""
+    players = rules.players
+    kinds_packed = table[T_KINDS]
+    bids = state[S_BIDS]
+    blind = state[S_BLIND]
+    first = wrap_seat_nb(state[S_DEALER] + 1, players)
     row = state[S_ROW]
-    n_exchanged = 0
     if rules.partnership != 0 and (rules.blind_nil_exchange > 0 or rules.nil_exchange > 0) \
             and ((bids - 0x01010101) & ~bids & 0x80808080) != 0:
-        for position in range(players):
-            seat = wrap_seat_nb(first + position, players)
+        step = state[S_PASS_STEP]
+        while step < 2 * players:
+            seat = wrap_seat_nb(first + step // 2, players)
             n_pass = exchange_size_nb(rules, seat, bids, blind)
             if n_pass == 0:
+                step += 2
                 continue
+            back = step & 1
             partner = (seat + 2) & 3
-            given, rng[1] = choose_pass_nb(byte_of_nb(kinds_packed, seat),
-                                           state[S_HANDS + seat], n_pass, True, rng[1])
-            state[S_HANDS + seat] ^= given
-            state[S_HANDS + partner] |= given
-            returned, rng[1] = choose_pass_nb(byte_of_nb(kinds_packed, partner),
-                                              state[S_HANDS + partner], n_pass, False, rng[1])
-            state[S_HANDS + partner] ^= returned
-            state[S_HANDS + seat] |= returned
-            for giver, taker, cards in ((seat, partner, given), (partner, seat, returned)):
-                while cards:
-                    records[row, R_EXCHANGE + 3 * n_exchanged] = giver
-                    records[row, R_EXCHANGE + 3 * n_exchanged + 1] = taker
-                    records[row, R_EXCHANGE + 3 * n_exchanged + 2] = lowest_card(cards)
-                    n_exchanged += 1
-                    cards &= cards - 1
-    state[S_N_EXCHANGED] = n_exchanged
+            giver = partner if back else seat
+            taker = seat if back else partner
+            hand = state[S_HANDS + giver]
+            if (python_mask >> (FULL_SHIFT + giver)) & 1:
+                if state[S_ACTION] >= 0:
+                    state[S_PASSED] |= 1 << state[S_ACTION]
+                    state[S_ACTION] = -1
+                chosen = state[S_PASSED]
+                left = n_pass - popcount_nb(chosen)
+                if left > 0:
+                    state[S_PASS_STEP] = step
+                    state[S_PASS_LEFT] = left
+                    yield_nb(state, giver, PHASE_PASS, hand & ~chosen)
+                    return True
+                given = chosen
+                state[S_PASSED] = 0
+            else:
+                given, rng[1] = choose_pass_nb(byte_of_nb(kinds_packed, giver), hand, n_pass,
+                                               back == 0, rng[1])
+            state[S_HANDS + giver] = hand ^ given
+            state[S_HANDS + taker] |= given
+            n_exchanged = state[S_N_EXCHANGED]
+            while given:
+                records[row, R_EXCHANGE + 3 * n_exchanged] = giver
+                records[row, R_EXCHANGE + 3 * n_exchanged + 1] = taker
+                records[row, R_EXCHANGE + 3 * n_exchanged + 2] = lowest_card(given)
+                n_exchanged += 1
+                given &= given - 1
+            state[S_N_EXCHANGED] = n_exchanged
+            step += 1
+        state[S_PASS_STEP] = step
+    _start_play_nb(rules, table, state, rng)
+    return False
+
+
+@njit(cache=True)
+def yield_nb(state, seat, phase, legal):
+    """Mark a yield to ``seat`` for a decision of ``phase`` with ``legal`` choices."""
+    state[S_SEAT] = seat
+    state[S_PHASE] = phase
+    state[S_LEGAL] = legal
+
+
+@njit(cache=True)
+def popcount_nb(bits):
+    count = 0
+    while bits:
+        bits &= bits - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _start_play_nb(rules, table, state, rng):
+    """The first leader, the play's per-hand facts and the strategies' play bits."""
+    players = rules.players
+    dealer = state[S_DEALER]
+    bids = state[S_BIDS]
+    blind = state[S_BLIND]
+    bags = four_nb(state, S_BAGS)
     if rules.first_leader == FIRST_LEADER_DEALER_LEFT:
         leader = wrap_seat_nb(dealer + 1, players)
     elif rules.first_leader == FIRST_LEADER_RANDOM:
@@ -202,7 +294,7 @@ def finish_auction_nb(rules, table, param_rows, state, rng, records, rates):
     state[S_LEADER] = leader
     state[S_FIRST_LEADER] = leader
     facts = (0, 0, 0)
-    if kinds_packed != 0:
+    if table[T_KINDS] != 0:
         facts = hand_facts_nb(rules, bids, blind)
     for i in range(3):
         state[S_FACTS + i] = facts[i]

@@ -1,9 +1,11 @@
 """The PettingZoo AEC environment: :class:`raw_env` and the wrapped :func:`env`.
 
-The state lives in a :class:`~spades_sim.game.Hand` (one hand per episode) or a
-:class:`~spades_sim.game.Game` (``whole_game=True``: one game per episode); the environment
-translates actions (:mod:`.actions`), encodes observations (:mod:`.encoding`) and keeps
-PettingZoo's bookkeeping. ``spades_sim.env``'s docstring and ``docs/environment.md`` describe
+The state lives in the engine's arrays (:class:`.table.EngineTable`: one hand, or with
+``whole_game=True`` one game, per episode), stepped by numba kernels that also write the
+observation vector (:mod:`.encoding`'s layout) and the action mask; this module checks actions
+(:mod:`.actions`), keeps PettingZoo's bookkeeping, and shows the episode as a
+:class:`~spades_sim.game.Hand` or :class:`~spades_sim.game.Game` when asked (``hand``,
+``game``, ``render()``). ``spades_sim.env``'s docstring and ``docs/environment.md`` describe
 the spaces, rewards and seeding.
 """
 
@@ -16,15 +18,20 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
-from ..core.cards import card_text, pretty_hand, texts_of
 from ..core.errors import RulesError, SpadesError
 from ..core.limits import MAX_UNITS
 from ..core.rules import Rules, preset
 from ..core.seeding import check_seed
-from ..game import BLIND, KEEP, PASS, PLAY, Game, Hand, IllegalActionError
-from .actions import N_ACTIONS, describe, to_env, to_game
-from .encoding import HIGH, LOW, encode
+from ..game import BID, BLIND, BUMP, KEEP, PASS, PLAY, Game, Hand, IllegalActionError
+from .actions import N_ACTIONS, describe, to_game
+from .encoding import HIGH, LOW
+from .render import render_text
+from .table import EngineTable
+
+# The phase names of ``engine/table_slots.py``'s ``PHASE_*`` values.
+PHASE_NAMES = (BID, PLAY, BLIND, BUMP, PASS, KEEP)
 
 RENDER_MODES = ("ansi", "human")
 
@@ -67,9 +74,7 @@ def env(rules="classic", **kwargs) -> AECEnv:
         illegal_reward = -float(raw.rules.max_hand_points)
     elif not _finite_number(illegal_reward):
         raise SpadesError(f"illegal_reward: {illegal_reward!r} is not a finite number")
-    wrapped = wrappers.TerminateIllegalWrapper(raw, illegal_reward=illegal_reward)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(_IntegerActions(wrapped))
+    return SpadesWrapper(raw, illegal_reward)
 
 
 def _finite_number(value) -> bool:
@@ -107,15 +112,60 @@ def _integer_action(action, agent) -> int:
                                  f"0..{N_ACTIONS - 1}") from None
 
 
-class _IntegerActions(wrappers.BaseWrapper):
-    """Refuses an action that is not an integer before the wrappers below read it (PettingZoo's
-    illegal-action wrapper indexes the action mask with it: ``True`` would select the whole
-    mask and fail with NumPy's "truth value of an array is ambiguous")."""
+class SpadesWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's usual wrappers in one: the calls' order enforced
+    (``OrderEnforcingWrapper``), an action that is not an integer refused with one line, an
+    action outside the space an assertion error (``AssertOutOfBoundsWrapper``), and an illegal
+    action ending the episode with ``illegal_reward`` for the seat that took it
+    (``TerminateIllegalWrapper``), each as those wrappers do it, without a chain of four
+    wrappers to pass through at every step. An action is checked against the mask of the
+    agent to act (the one its last observation showed)."""
+
+    def __init__(self, env: raw_env, illegal_reward: float):
+        super().__init__(env)
+        self._illegal_value = illegal_reward
+        self._terminated = False  # (ended by an illegal action)
+
+    def reset(self, seed=None, options=None):
+        self._terminated = False
+        super().reset(seed=seed, options=options)
+
+    def last(self, observe: bool = True):
+        raw = self.env
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        agent = raw.agent_selection
+        return (raw.observe(agent) if observe else None, raw._cumulative_rewards[agent],
+                raw.terminations[agent], raw.truncations[agent], raw.infos[agent])
 
     def step(self, action):
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self.env
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
         if action is not None:  # (None: the step of an agent whose episode ended)
-            _integer_action(action, self.agent_selection)
-        super().step(action)
+            _integer_action(action, agent)
+        assert (action is None and dead) or raw.action_space(agent).contains(action), \
+            "action is not in action space"
+        if self._terminated and dead:
+            raw._was_dead_step(action)
+        elif not dead and not raw.legal(action):
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = float(self._illegal_value)
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
+        else:
+            raw.step(action)
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped environment)
@@ -163,10 +213,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         self.seed_value = 0
         self.episode_id = -1
         self._next_episode = 0
-        self.game: Game | None = None
-        self.hand: Hand | None = None
-        self._declined = [0] * players
-        self._declined_hand: Hand | None = None
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._table: EngineTable | None = None
+        self._started_episode = False
+        self._shadow = None  # the episode as a Hand or Game, built when asked for
+        self._replayed = 0
 
     # -- spaces -----------------------------------------------------------------------------
     def observation_space(self, agent):
@@ -200,43 +251,76 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
                               f"{MAX_UNITS:,}, as for a run's hand and game ids")
         self.episode_id = episode
         self._next_episode = episode + 1
-        if self.whole_game:
-            self.game = Game(self.rules, self.seed_value, episode)
-            self.hand = self.game.hand
-        else:
-            self.game = None
-            self.hand = Hand.deal(self.rules, self.seed_value, episode)
-        self._declined = [0] * self.rules.players
-        self._declined_hand = self.hand
+        if self._table is None:
+            self._table = EngineTable(self.rules)
+        self._table.start(self.seed_value, episode, self.whole_game)
+        self._started_episode = True
+        self._shadow = None
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
-        self.agent_selection = self.agents[self.hand.to_act]
+        self.agent_selection = self.agents[self._table.seat]
         if self.render_mode == "human":
             self.render()
 
     def _started(self, call: str) -> None:
-        if self.hand is None:
+        if not self._started_episode:
             raise SpadesError(f"{call} before reset(): call reset() to start an episode")
+
+    # -- the episode as the game-state API sees it ------------------------------------------
+    @property
+    def hand(self) -> Hand | None:
+        """The hand being played (or just finished) as a :class:`~spades_sim.game.Hand`, built
+        from the episode's actions the first time it is asked for and kept up to date after;
+        None before the first reset. The environment itself steps the engine's arrays."""
+        shadow = self._synced()
+        if shadow is None:
+            return None
+        return shadow.hand if self.whole_game else shadow
+
+    @property
+    def game(self) -> Game | None:
+        """Whole-game episodes: the game as a :class:`~spades_sim.game.Game` (as ``hand``);
+        None for one-hand episodes."""
+        return self._synced() if self.whole_game else None
+
+    def _synced(self):
+        if not self._started_episode:
+            return None
+        if self._shadow is None:
+            if self.whole_game:
+                self._shadow = Game(self.rules, self.seed_value, self.episode_id)
+            else:
+                self._shadow = Hand.deal(self.rules, self.seed_value, self.episode_id)
+            self._replayed = 0
+        actions = self._table.actions
+        shadow = self._shadow
+        for action in actions[self._replayed:]:
+            hand = shadow.hand if self.whole_game else shadow
+            shadow.apply(to_game(hand.phase, action))
+        self._replayed = len(actions)
+        return shadow
 
     def observe(self, agent):
         """``{"observation": float32 vector, "action_mask": int8 mask}`` for ``agent``."""
         self._started("observe()")
-        if agent not in self.possible_agents:
+        seat = self._seats.get(agent) if isinstance(agent, str) else None
+        if seat is None:
             raise SpadesError(f"observe(): {agent!r} is not an agent; agents: "
                               f"{', '.join(self.possible_agents)}")
-        seat = self.possible_agents.index(agent)
-        hand = self.hand
-        mask = np.zeros(N_ACTIONS, np.int8)
-        if seat == hand.to_act:
-            phase = hand.phase
-            for action in hand.legal_actions():
-                mask[to_env(phase, action)] = 1
-        vector = encode(hand.observation(seat), hand.to_act, self._declined[seat])
-        return {"observation": vector, "action_mask": mask}
+        table = self._table
+        if seat == table.seat:
+            return {"observation": table.obs.copy(), "action_mask": table.mask.copy()}
+        return {"observation": table.observe(seat), "action_mask": np.zeros(N_ACTIONS, np.int8)}
+
+    def legal(self, action) -> bool:
+        """Whether ``action`` (an environment number) is legal for the agent to act."""
+        table = self._table
+        choice = int(action) - table.offset
+        return not table.over and 0 <= choice < 64 and bool(table.legal >> choice & 1)
 
     def step(self, action):
         self._started("step()")
@@ -244,58 +328,45 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        hand = self.hand
-        game_action = self._game_action(hand, action)
+        table = self._table
+        number = _integer_action(action, agent)
+        choice = number - table.offset
+        if not (0 <= choice < 64 and table.legal >> choice & 1):
+            legal = ", ".join(f"{option} ({describe(option)})"
+                              for option in np.flatnonzero(table.mask).tolist())
+            raise IllegalActionError(f"action {number} is not legal for {agent} in the "
+                                     f"{PHASE_NAMES[table.phase]} phase; legal: {legal}")
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        seat = hand.to_act
-        if hand.phase == KEEP and game_action == 0:
-            self._declined[seat] |= 1 << hand.face_up
-        if self.game is None:
-            hand.apply(game_action)
-            if hand.done:
-                self._end_hand(hand.result(), {})
-            over = hand.done
-        else:
-            hands_played = len(self.game.results)
-            self.game.apply(game_action)
-            game = self.game
-            if len(game.results) > hands_played:
-                extra = {"scores": list(game.scores), "bags": list(game.bags),
-                         "hands_played": len(game.results), "game_over": game.over}
-                if game.over:
-                    extra["winner"] = game.winner
-                self._end_hand(game.results[-1], extra)
-            self.hand = game.hand
-            over = game.over
-        if self.hand is not self._declined_hand:  # a new hand of the game
-            self._declined = [0] * self.rules.players
-            self._declined_hand = self.hand
-        if over:
+        hands_before = table.hands_done
+        table.act(choice, number)
+        if table.hands_done > hands_before:
+            self._end_hand(table.hands_done - 1)
+        if table.over:
             self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self.agent_selection = self.agents[self.hand.to_act]
+            self.agent_selection = self.agents[table.seat]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def _game_action(self, hand: Hand, action) -> int:
-        """The hand's action for an environment action, or an IllegalActionError."""
-        number = _integer_action(action, self.agent_selection)
-        game_action = to_game(hand.phase, number)
-        if game_action is None or not hand.is_legal(game_action):
-            numbers = [to_env(hand.phase, option) for option in hand.legal_actions()]
-            legal = ", ".join(f"{legal} ({describe(legal)})" for legal in numbers)
-            raise IllegalActionError(f"action {number} is not legal for {self.agent_selection} "
-                                     f"in the {hand.phase} phase; legal: {legal}")
-        return game_action
-
-    def _end_hand(self, result: dict, extra: dict) -> None:
+    def _end_hand(self, index: int) -> None:
         """Every agent's reward is its side's score change; the infos carry the result."""
+        table = self._table
+        result = table.result(index)
+        extra = {}
+        if self.whole_game:
+            extra = {"scores": [before + delta for before, delta in
+                                zip(result["score_before"], result["score_delta"])],
+                     "bags": list(result["bags_after"]), "hands_played": index + 1,
+                     "game_over": table.over}
+            if table.over:
+                extra["winner"] = table.game_over()[2]
         deltas = result["score_delta"]
+        hand_id = table.hand_id(index)
         for seat, agent in enumerate(self.agents):
             self.rewards[agent] = float(deltas[self.rules.side_of(seat)])
-            self.infos[agent] = {"hand_id": self.hand.hand_id, "hand_result": result, **extra}
+            self.infos[agent] = {"hand_id": hand_id, "hand_result": result, **extra}
 
     # -- text -------------------------------------------------------------------------------
     def render(self):
@@ -303,7 +374,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         if self.render_mode is None:
             gymnasium.logger.warn("render() needs a render_mode: 'ansi' or 'human'")
             return None
-        if self.hand is None:
+        if not self._started_episode:
             text = "(no episode yet: call reset())"
         else:
             text = render_text(self.hand, self.possible_agents, self.game)
@@ -314,71 +385,3 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
 
     def close(self):
         pass
-
-
-def _bid_text(hand: Hand, seat: int) -> str:
-    bid = hand.bids[seat]
-    if bid < 0:
-        return "-"
-    text = "nil" if bid == 0 and hand.rules.nil else str(bid)
-    if hand.blind[seat]:
-        text = f"blind {text}"
-    if hand.bumped[seat]:
-        text += " (bumped)"
-    return text
-
-
-def render_text(hand: Hand, agents: list[str], game: Game | None = None) -> str:
-    """A text picture of ``hand``: the table, and the cards of the seat to act only."""
-    rules = hand.rules
-    width = max(len(agent) for agent in agents)
-    title = f"{rules.preset_name}: hand {hand.hand_id}, dealer {agents[hand.dealer]}"
-    if game is not None:
-        title = f"{rules.preset_name}: game {game.game_id}, hand {hand.hand_id}, dealer " \
-                f"{agents[hand.dealer]}"
-    lines = [title]
-    if hand.done:
-        lines.append("phase: over")
-    else:
-        status = f"phase: {hand.phase}, {agents[hand.to_act]} to act"
-        if hand.phase == PLAY:
-            status += f", trick {hand.trick_index + 1} of {rules.hand_size}"
-        lines.append(status)
-    scores = game.scores if game is not None else hand.scores
-    bags = game.bags if game is not None else hand.bags
-    sides = []
-    for side in range(rules.n_sides):
-        members = "+".join(agent for seat, agent in enumerate(agents)
-                           if rules.side_of(seat) == side)
-        sides.append(f"{members} {scores[side]} ({bags[side]} bags)")
-    lines.append("scores: " + ", ".join(sides))
-    lines.append("")
-    trick = dict(hand.trick)
-    for seat, agent in enumerate(agents):
-        card = card_text(trick[seat]) if seat in trick else ""
-        lead = " (led)" if hand.trick and hand.trick[0][0] == seat else ""
-        lines.append(f"  {agent:<{width}}  bid {_bid_text(hand, seat):<18} tricks "
-                     f"{hand.tricks[seat]:>2}  {card}{lead}".rstrip())
-    if hand.done:
-        result = hand.result()
-        lines.append("")
-        lines.append("score change: " + ", ".join(str(delta) for delta in result["score_delta"]))
-        return "\n".join(lines)
-    seat = hand.to_act
-    lines.append("")
-    lines.append(f"{agents[seat]}'s cards:")
-    lines += ["  " + line for line in pretty_hand(hand.hands[seat]).splitlines()]
-    if hand.phase == KEEP:
-        lines.append(f"face-up card: {card_text(hand.face_up)}")
-    if hand.phase == PASS:
-        chosen = hand.hands[seat] & ~sum(1 << card for card in hand.legal_actions())
-        lines.append(f"cards still to pass: {hand.pass_count} (chosen: "
-                     f"{' '.join(texts_of(chosen)) or 'none'})")
-    if hand.phase == BLIND:
-        lines.append("blind bid before looking, or look")
-    legal = [to_env(hand.phase, action) for action in hand.legal_actions()]
-    if hand.phase in (PLAY, PASS):
-        lines.append("legal: " + " ".join(texts_of(sum(1 << card for card in legal))))
-    else:
-        lines.append("legal: " + ", ".join(f"{action} ({describe(action)})" for action in legal))
-    return "\n".join(lines)
