@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test  # noqa: E402
+from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from spades_sim.core.errors import RulesError, SpadesError  # noqa: E402
 from spades_sim.core.rules import PRESETS, preset  # noqa: E402
@@ -93,10 +93,19 @@ def rollout(table, seed, policy_seed=0, reset_seed=True):
     return actions, totals, phases, results
 
 
-@pytest.mark.parametrize("name", ["classic", "tournament", "cutthroat", "two-player"])
+@pytest.mark.parametrize("name", list(PRESETS))
 @quiet_api_test
 def test_pettingzoo_api(name):
     api_test(env(name), num_cycles=200, verbose_progress=False)
+
+
+@pytest.mark.parametrize("whole_game", [False, True])
+@pytest.mark.parametrize("name", list(PRESETS))
+@quiet_api_test
+def test_pettingzoo_seed_test(name, whole_game):
+    overrides = SHORT_GAME if whole_game else None
+    seed_test(lambda: env(name, whole_game=whole_game, rule_overrides=overrides),
+              num_cycles=100)
 
 
 @quiet_api_test

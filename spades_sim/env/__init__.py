@@ -1,9 +1,9 @@
 """Spades as a PettingZoo AEC environment, for reinforcement learning.
 
-Needs the ``rl`` extra (``pip install 'spades_sim[rl]'``: PettingZoo and Gymnasium). Built on
-the pure-Python game-state API (:mod:`spades_sim.game`), so it never loads numba, and every
-preset and phase works: the draw deal's keep choices, blind bids, bids, bumps, exchange passes
-(one card per step) and the play. ``docs/environment.md`` is the full guide.
+Needs the ``rl`` extra (``pip install 'spades_sim[rl]'``: PettingZoo and Gymnasium). The
+table's state lives in the engine's arrays (``table.py``; numba loads at the first ``reset()``),
+and every preset and phase works: the draw deal's keep choices, blind bids, bids, bumps,
+exchange passes (one card per step) and the play. ``docs/environment.md`` is the full guide.
 :class:`BatchEnv` (``batch.py``) is the other way in: many tables stepped together by the
 engine, as NumPy arrays, for learning at engine speed (it loads numba on first use).
 
