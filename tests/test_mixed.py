@@ -12,6 +12,7 @@ from spades_sim.core.errors import StrategyError
 from spades_sim.core.rules import PRESETS, preset
 from spades_sim.core.seeding import stream_keys
 from spades_sim.core.strategies import parse_strategy
+from spades_sim.core.view import PHASE_PLAY
 from spades_sim.game import fast, play
 from spades_sim.game.agents import BuiltinAgent, PluginAgent
 from spades_sim.game.observation import Observation
@@ -106,9 +107,61 @@ def test_which_tables_the_engine_steps():
             return obs.cards[:obs.pass_count]
 
     assert fast.eligible(classic, [PluginAgent(Watcher(), "w")] + builtins)
-    assert not fast.eligible(classic, [PluginAgent(Passes(), "p")] + builtins)
+    assert fast.eligible(classic, [PluginAgent(Passes(), "p")] + builtins)
     assert not fast.eligible(classic, builtins * 2)  # (no plug-in: the engine plays it all)
-    assert not fast.eligible(preset("two-player"), [PluginAgent(Watcher(), "w")] * 2)
+    assert fast.eligible(preset("two-player"), [PluginAgent(Watcher(), "w")] * 2)
+    assert not fast.eligible(classic, [PluginAgent(Watcher(), "w")] + builtins, "spades >= 4")
+
+
+class Chooser(Watcher):
+    """A Watcher that makes every choice itself, at random from ``obs.rng`` (blind nil or a
+    blind bid often, so that the exchanges and blind phases come up)."""
+
+    def blind(self, obs):
+        nil_ok, blind_bids = obs.blind_options
+        draw = obs.rng.bounded(4)
+        if draw == 0 and nil_ok:
+            return 0
+        options = [bid for bid in range(blind_bids.bit_length()) if blind_bids >> bid & 1]
+        return options[obs.rng.bounded(len(options))] if draw == 1 and options else -1
+
+    def bump(self, obs):
+        return obs.rng.bounded(2) == 1
+
+    def keep(self, obs):
+        return bool(obs.rng.bounded(2))
+
+    def pass_cards(self, obs):
+        cards = obs.cards
+        return [cards.pop(obs.rng.bounded(len(cards))) for _ in range(obs.pass_count)]
+
+
+class Keeper(Watcher):
+    """Makes its bids, plays and draw-deal keeps only (its other choices: the heuristic's)."""
+
+    def keep(self, obs):
+        return obs.face_up % 13 >= 6
+
+
+@pytest.mark.parametrize("plugin", [Chooser, Keeper])
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_plugins_making_every_choice_equal_the_api(name, plugin, monkeypatch):
+    rules = preset(name)
+    chooser = plugin()
+    table = _table(rules, chooser)
+    if rules.partnership:
+        table[2] = PluginAgent(plugin(), "Partner")  # (the nil side's pass and the return)
+    keys = stream_keys(3)
+    assert fast.eligible(rules, table)
+    stepped = fast.play(rules, table, keys, 0, 24, True, False)
+    assert stepped is not None
+    _equal(stepped, _one_at_a_time(monkeypatch, play.play_hands, rules, table, keys, 0, 24,
+                                   True))
+    games = preset(name, target=200)
+    stepped = fast.play(games, table, keys, 1, 2, True, True)
+    expected = _one_at_a_time(monkeypatch, play.play_games, games, table, keys, 1, 2, True)
+    _equal(stepped[0], expected[0])
+    _equal(stepped[1], expected[1])
 
 
 class Faulty:
@@ -149,6 +202,11 @@ def test_the_slots_fast_reads_are_the_engines():
 
     assert (fast._S_BUMPED, fast._S_HAND_ID, fast._S_ROW) == (table.S_BUMPED, table.S_HAND_ID,
                                                              table.S_ROW)
+    assert (fast._S_UNIT, fast._S_PHASE, fast._S_PASS_STEP, fast._S_PASSED, fast._S_DRAW) == (
+        table.S_UNIT, table.S_PHASE, table.S_PASS_STEP, table.S_PASSED, table.S_DRAW)
+    assert (fast._PHASE_BLIND, fast._PHASE_PASS, fast._PHASE_KEEP) == (
+        table.PHASE_BLIND, table.PHASE_PASS, table.PHASE_KEEP)
+    assert fast._PHASE_PLAY == PHASE_PLAY
 
 
 def test_the_stepped_loop_runs_without_the_jit():

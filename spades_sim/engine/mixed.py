@@ -19,6 +19,7 @@ from .search import SCRATCH_SIZE
 from .strategy_value import memo_table_nb
 from .table import mixed_run_nb
 from .table_slots import (
+    FULL_SHIFT,
     G_FINAL_BAGS,
     G_FINAL_SCORE,
     G_FIRST_DEALER,
@@ -60,7 +61,8 @@ MEAN_HANDS_PER_GAME = 24
 class MixedPiece:
     """Hands (``games=False``) or games ``first .. first + count - 1`` of a run with stream keys
     ``keys``; ``strategies`` one per seat (the default heuristic at a Python seat, whose other
-    choices are the heuristic's); ``python_seats`` the seats that decide in Python.
+    choices are the heuristic's); ``python_seats`` the seats that bid and play in Python, and
+    ``full_seats`` (some of them) those that make every other choice in Python too.
 
     Attributes the caller reads while a seat acts: ``view`` (``core/view.py``, filled for that
     seat), ``state`` and ``rng`` (``table.py``'s slots; ``rng[1]`` the play stream's state),
@@ -68,7 +70,7 @@ class MixedPiece:
     """
 
     def __init__(self, rules, strategies, python_seats, keys, first: int, count: int,
-                 games: bool):
+                 games: bool, full_seats=()):
         self.rules = rules
         self.kernel_rules = rules.kernel_tuple()
         kinds, params = kernel_strategies(strategies, rules)
@@ -78,7 +80,8 @@ class MixedPiece:
         self.memo = memo_table_nb()
         self.scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
         self.played_by = np.zeros(4, dtype=np.int64)
-        self.python_mask = sum(1 << seat for seat in python_seats)
+        self.python_mask = sum(1 << seat for seat in python_seats) + sum(
+            1 << (FULL_SHIFT + seat) for seat in full_seats)
         self.keys = (int(keys[0]), int(keys[1]))
         self.games = games
         self.view = np.zeros(VIEW_SIZE, dtype=np.int64)

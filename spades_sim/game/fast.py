@@ -1,18 +1,21 @@
 """Tables with Python plug-ins at engine speed: the engine plays the built-in seats, and stops
-only when a Python seat must bid or play (``engine/table.py``, ``engine/mixed.py``).
+only when a Python seat must decide (``engine/table.py``, ``engine/mixed.py``).
 
 A Python plug-in that implements ``bid`` and ``play`` only (its other choices are the default
-heuristic's) decides from a :class:`ViewObservation`: the engine's array for that seat
-(``core/view.py``, the same array a numba plug-in reads), read lazily; what the array does not
-hold (``exchanged``, ``sample()``) comes from a :class:`~.state.Hand` rebuilt from the engine's
-record of the hand so far, on first use. The hands played are the engine's, bit for bit, and so
-the API's (``tests/test_mixed.py`` holds both).
+heuristic's, made inside the engine) decides from a :class:`ViewObservation`: the engine's array
+for that seat (``core/view.py``, the same array a numba plug-in reads), read lazily; what the
+array does not hold (``exchanged``, ``sample()``) comes from a :class:`~.state.Hand` rebuilt from
+the engine's record of the hand so far, on first use. A plug-in that makes other choices too
+(``blind``, ``bump``, ``pass_cards``, ``keep``) is asked for those from such a rebuilt hand, as
+the game-state API asks it (one ``pass_cards`` call for the cards of a pass; a choice it does
+not implement is the heuristic's, drawn from the same stream). The hands played are the
+engine's, bit for bit, and so the API's (``tests/test_mixed.py`` holds both).
 
-A table runs here when every seat is a built-in strategy or such a plug-in, at least one seat
-is a plug-in, the rules deal by shuffling (not the two-player draw deal) and no deal filter is
-given; any other table is played through the game-state API (``play.py``). A plug-in that
-fails (an exception, an illegal or mistyped action, a change to the hand it read) is refused
-in the API's words, naming the strategy, the hand, the seat, the action and the legal ones.
+A table runs here when every seat is a built-in strategy or a Python plug-in, at least one seat
+is a plug-in and no deal filter is given; any other table is played through the game-state API
+(``play.py``). A plug-in that fails (an exception, an illegal or mistyped action, a change to
+the hand it read) is refused in the API's words, naming the strategy, the hand, the seat, the
+action and the legal ones.
 """
 
 from __future__ import annotations
@@ -32,19 +35,17 @@ from .agents import (
     state_snapshot,
 )
 from .observation import Generator, Observation
-from .state import BID, BLIND, BUMP, LOOK, PLAY, Hand
+from .state import BID, BLIND, BUMP, KEEP, LOOK, PLAY, Hand
 from .stream import Stream
 
 
 def eligible(rules, agents, deal_filter=None) -> bool:
     """Whether the table runs here (the module docstring)."""
-    if deal_filter is not None or rules.deal == "draw":
+    if deal_filter is not None:
         return False
     plugins = 0
     for agent in agents:
         if type(agent) is PluginAgent:
-            if not agent.bids_and_plays_only:
-                return False
             plugins += 1
         elif type(agent) is not BuiltinAgent:
             return False
@@ -60,15 +61,20 @@ def play(rules, agents, keys, first: int, count: int, record_plays: bool, games:
     strategies = [HEURISTIC if type(agent) is PluginAgent else agent.strategy
                   for agent in agents]
     python_seats = [seat for seat, agent in enumerate(agents) if type(agent) is PluginAgent]
-    piece = MixedPiece(rules, strategies, python_seats, keys, first, count, games)
+    full_seats = [seat for seat in python_seats if not agents[seat].bids_and_plays_only]
+    piece = MixedPiece(rules, strategies, python_seats, keys, first, count, games, full_seats)
     context = _Context(rules, keys, piece)
+    state = piece.state
     try:
         with plugin_output():
             while True:
                 seat = piece.step()
                 if seat < 0:
                     break
-                piece.act(_decide(agents[seat], context, seat))
+                if state[_S_PHASE] <= _PHASE_PLAY:  # (bid or play)
+                    piece.act(_decide(agents[seat], context, seat))
+                else:
+                    piece.act(_choose(agents[seat], context, int(state[_S_PHASE])))
     except StrategyError:
         raise
     except ValueError:  # (the engine refused an action: the API plays the piece, names it)
@@ -79,13 +85,53 @@ def play(rules, agents, keys, first: int, count: int, record_plays: bool, games:
 class _Context:
     """What the observations of one piece share."""
 
-    __slots__ = ("rules", "keys", "piece", "stream")
+    __slots__ = ("rules", "keys", "piece", "stream", "run")
 
     def __init__(self, rules, keys, piece):
         self.rules = rules
         self.keys = (int(keys[0]), int(keys[1]))
         self.piece = piece
         self.stream = Stream(0, 0)
+        self.run = (None, None)  # (a run of one seat's decisions, its rebuilt hand): _choose
+
+
+def _choose(agent: PluginAgent, context: _Context, phase: int) -> int:
+    """A plug-in's blind choice, bump, pass card or keep, asked from the hand rebuilt from the
+    engine's record and checked as the API checks it (``play.play_out``); returned as the
+    engine numbers the choice (``engine/table_slots.py``)."""
+    from .play import checked_int  # (play.py imports this module)
+
+    piece = context.piece
+    state = piece.state
+    context.stream.state = int(piece.rng[1])  # (the decision draws from the play stream)
+    # A pass (the cards one by one) and a turn of the draw deal (the pairs one by one) are runs
+    # of one seat's decisions with nothing between them: the hand rebuilt for the first one
+    # follows the run, and a pass asks the plug-in once, as the API does.
+    key = None
+    if phase in (_PHASE_PASS, _PHASE_KEEP):
+        step = _S_PASS_STEP if phase == _PHASE_PASS else _S_DRAW
+        run = int(state[step]) // (1 if phase == _PHASE_PASS else context.rules.hand_size)
+        key = (phase, piece.first + int(state[_S_UNIT]), int(state[_S_ROW]), run)
+    if key is not None and context.run[0] == key:
+        hand = context.run[1]
+    else:
+        hand = _rebuild(context)
+        context.run = (key, hand)
+    action = agent.act(hand, 0)
+    if hand.phase in (BUMP, KEEP) and isinstance(action, (bool, np.bool_)):
+        action = int(action)  # (a yes-or-no choice)
+    if type(action) is not int:
+        action = checked_int(agent, hand, action)
+    if not hand.is_legal(action):
+        raise StrategyError(f"strategy {agent.name}: {hand.illegal_message(action)}")
+    piece.rng[1] = np.uint64(context.stream.state)
+    if key is not None:
+        hand._apply(action)  # (the rebuilt hand follows the run)
+    if phase == _PHASE_KEEP:
+        return int(action)
+    if phase == _PHASE_BLIND:
+        return 0 if action == LOOK else action + 1
+    return action
 
 
 def _decide(agent: PluginAgent, context: _Context, seat: int) -> int:
@@ -218,7 +264,9 @@ class ViewObservation(Observation):
 
 
 def _rebuild(context: _Context) -> Hand:
-    """The hand so far, replayed on a :class:`Hand` from the engine's record of it."""
+    """The hand so far, replayed on a :class:`Hand` from the engine's record of it: the draw
+    deal's keeps, the bids (blind or not), the bumps, the exchange passes and the cards played,
+    up to the decision the engine waits for."""
     from ..engine.table_slots import (
         R_EXCHANGE,
         R_PLAYS,
@@ -226,11 +274,20 @@ def _rebuild(context: _Context) -> Hand:
         S_BIDS,
         S_BLIND,
         S_DEALER,
+        S_DEALT,
+        S_DRAW,
+        S_HANDS,
         S_KEY_INDEX,
         S_N_EXCHANGED,
         S_POSITION,
         S_SCORES,
+        S_STAGE,
         S_TRICK_INDEX,
+        STAGE_BID,
+        STAGE_BUMP,
+        STAGE_DRAW,
+        STAGE_EXCHANGE,
+        STAGE_PLAY,
     )
 
     rules, piece = context.rules, context.piece
@@ -242,28 +299,47 @@ def _rebuild(context: _Context) -> Hand:
                           [int(x) for x in state[S_SCORES:S_SCORES + n_sides]],
                           [int(x) for x in state[S_BAGS:S_BAGS + n_sides]],
                           int(state[_S_HAND_ID]))  # (dealt again: the same cards)
-    playing = piece.view[v.V_PHASE] == v.PHASE_PLAY
+    stage = int(state[S_STAGE])
+    if hand.phase == KEEP:
+        held = state[S_HANDS:S_HANDS + 2] if stage == STAGE_DRAW else state[S_DEALT:S_DEALT + 2]
+        n_pairs = int(state[S_DRAW]) if stage == STAGE_DRAW else 2 * rules.hand_size
+        for _ in range(n_pairs):
+            hand.apply(int(held[hand.to_act]) >> hand.face_up & 1)
+        if stage == STAGE_DRAW:
+            return _synced(hand, context)
     bids, blind = int(state[S_BIDS]), int(state[S_BLIND])
-    bumped = int(state[_S_BUMPED]) if playing else 0
-    n_bid = players if playing else int(state[S_POSITION])
-    row = int(state[_S_ROW])
-    for position in range(n_bid + (0 if playing else 1)):
+    bumped = int(state[_S_BUMPED])
+    n_bid = int(state[S_POSITION]) if stage == STAGE_BID else players
+    for _ in range(n_bid):
         seat = hand.to_act
         if hand.phase == BLIND:
             if blind >> seat & 1:
                 hand.apply(bids >> (8 * seat) & 0xFF)
                 continue
             hand.apply(LOOK)
-        if position < n_bid:
-            hand.apply((bids >> (8 * seat) & 0xFF) - (bumped >> seat & 1))
-    if playing:
-        while hand.phase == BUMP:
-            hand.apply(bumped >> hand.to_act & 1)
-        for index in range(int(state[S_N_EXCHANGED])):
-            hand.apply(int(piece.records[row, R_EXCHANGE + 3 * index + 2]))
+        hand.apply((bids >> (8 * seat) & 0xFF) - (bumped >> seat & 1))
+    if stage == STAGE_BID:
+        if hand.phase == BLIND and int(state[_S_PHASE]) == v.PHASE_BID:
+            hand.apply(LOOK)  # (the bidder looked; its bid is the decision awaited)
+        return _synced(hand, context)
+    while hand.phase == BUMP and (stage != STAGE_BUMP or hand.position < int(state[S_POSITION])):
+        hand.apply(bumped >> hand.to_act & 1)
+    row = int(state[_S_ROW])
+    for index in range(int(state[S_N_EXCHANGED])):
+        hand.apply(int(piece.records[row, R_EXCHANGE + 3 * index + 2]))
+    if stage == STAGE_EXCHANGE:
+        for card in cards_of(int(state[_S_PASSED])):  # (a pass under way: its cards so far)
+            hand.apply(card)
+    if stage == STAGE_PLAY:
         n_played = int(state[S_TRICK_INDEX]) * players + int(piece.view[v.V_POSITION])
         for index in range(n_played):
             hand.apply(int(piece.records[row, R_PLAYS + index]))
+    return _synced(hand, context)
+
+
+def _synced(hand: Hand, context: _Context) -> Hand:
+    """``hand`` drawing from the engine's streams (the play stream: the context's, synced)."""
+    piece = context.piece
     hand.play_stream = context.stream  # (its state: the engine's play stream, synced)
     hand.deal_stream.state = int(piece.rng[0])
     hand.search_stream.state = int(piece.rng[2])
@@ -271,4 +347,6 @@ def _rebuild(context: _Context) -> Hand:
 
 
 # (numba-free constants: engine/table_slots.py's slots, checked equal by tests/test_mixed.py)
-_S_BUMPED, _S_HAND_ID, _S_ROW = 14, 53, 1
+_S_BUMPED, _S_HAND_ID, _S_ROW, _S_UNIT = 14, 53, 1, 0
+_S_PHASE, _S_PASS_STEP, _S_PASSED, _S_DRAW = 54, 56, 57, 60
+_PHASE_PLAY, _PHASE_BLIND, _PHASE_PASS, _PHASE_KEEP = 1, 2, 4, 5
