@@ -42,12 +42,37 @@ def plugins():
     play_games(RULES, [f"{PLUGINS / 'lowest.py'}:LowestNumba"] * 4, KEYS, 0, 1)
 
 
+def tables():
+    """The hand loop stepped for Python seats (``engine/table.py``), as a table with a Python
+    plug-in, the batched environment and the AEC environment call it."""
+    import numpy as np
+
+    from spades_sim.env import BatchEnv, env
+    from spades_sim.game import fast
+    from spades_sim.game.agents import BuiltinAgent, PluginAgent
+
+    class Lowest:
+        def bid(self, obs):
+            return obs.legal[0]
+
+        def play(self, obs):
+            return obs.legal[0]
+
+    agents = [PluginAgent(Lowest(), "lowest")] + [BuiltinAgent(make_strategy("heuristic"))] * 3
+    fast.play(RULES, agents, KEYS, 0, 1, False, False)
+    batch = BatchEnv(1, RULES)
+    batch.reset(seed=0)
+    batch.step(batch.random_actions(np.array([1], dtype=np.uint64)))
+    env(RULES).reset(seed=0)
+
+
 def solver():
     """The double-dummy solver (its kernels have signatures: importing compiles them)."""
     from spades_sim.engine import dd  # noqa: F401
 
 
-GROUPS = {"hands": hands, "search": search, "plugins": plugins, "solver": solver}
+GROUPS = {"hands": hands, "search": search, "plugins": plugins, "tables": tables,
+          "solver": solver}
 
 if __name__ == "__main__":
     GROUPS[sys.argv[1]]()

@@ -15,6 +15,7 @@ to its next learner decision, and writes what the learner sees: when a table's h
 once (auto-reset), so the view is always a decision to take.
 """
 
+import numpy as np
 from numba import njit
 
 from ..core.view import PHASE_PLAY, V_LEGAL, V_PHASE
@@ -31,6 +32,11 @@ from .table_slots import (
 BID_OFFSET = 54  # env/actions.py: a bid b is action 54 + b
 N_ACTIONS = 95  # env/actions.py
 OK = -1  # batch_step_nb's answer when every action was legal
+# One independent hand a call, typed as the other callers of ``mixed_run_nb`` pass them (int64,
+# bool, not the literals 1 and False): each new set of argument types compiles the whole loop
+# once more.
+ONE = np.int64(1)
+HANDS = np.bool_(False)
 
 
 @njit(cache=True)
@@ -43,8 +49,8 @@ def start_episode_nb(rules, table, param_rows, memo, scratch, played_by, deal_ke
     for column in range(R_PLAYS, records.shape[1]):
         records[0, column] = -1
     return mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, play_key,
-                        hand_id, 1, False, learner_mask, records, game_records, state, rng, view,
-                        deck)
+                        hand_id, ONE, HANDS, learner_mask, records, game_records, state, rng,
+                        view, deck)
 
 
 @njit(cache=True)
@@ -90,7 +96,7 @@ def batch_step_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, 
             rewards[i, seat] = 0.0
         dones[i] = False
         outcome = mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key,
-                               play_key, episodes[i], 1, False, learner_mask, records[i],
+                               play_key, episodes[i], ONE, HANDS, learner_mask, records[i],
                                game_records, state, rngs[i], view, deck)
         if outcome == DONE:
             row = records[i]

@@ -91,6 +91,7 @@ _BAGS = OFFSETS["bags"]
 _PLAYERS = OFFSETS["players"]
 _RULES = OFFSETS["rules"]
 _MAX_EXCHANGE = 4  # (pass_count is scaled by it: core/encoding.MAX_EXCHANGE)
+ONE = np.int64(1)  # (one unit a call, an int64 as the other callers of mixed_run_nb pass it)
 
 
 @njit(cache=True)
@@ -103,7 +104,7 @@ def env_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, pla
     mask all zero). Returns ``table.py``'s ``YIELD`` or ``DONE``."""
     state[S_ACTION] = action
     outcome = mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key,
-                           play_key, unit, 1, games_mode, python_mask, records, game_records,
+                           play_key, unit, ONE, games_mode, python_mask, records, game_records,
                            state, rng, view, deck)
     over = outcome == DONE
     encode_nb(rules, state, records, 0 if over else state[S_SEAT], over, obs)
