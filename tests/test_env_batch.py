@@ -18,7 +18,14 @@ pytest.importorskip("pettingzoo")
 from spades_sim.core.errors import SpadesError  # noqa: E402
 from spades_sim.core.rules import PRESETS, preset  # noqa: E402
 from spades_sim.core.view import V_SEAT  # noqa: E402
-from spades_sim.env import N_ACTIONS, BatchEnv, raw_env, to_env, to_game  # noqa: E402
+from spades_sim.env import (  # noqa: E402
+    N_ACTIONS,
+    OBSERVATION_SIZE,
+    BatchEnv,
+    raw_env,
+    to_env,
+    to_game,
+)
 from spades_sim.env.actions import LOOK_ACTION  # noqa: E402
 from spades_sim.game import BID, BLIND, PLAY, Hand  # noqa: E402
 from spades_sim.game.agents import BuiltinAgent  # noqa: E402
@@ -135,6 +142,62 @@ def test_the_aec_environment_sees_what_the_batch_sees():
                 aec.reset(seed=SEED, options={"episode_id": int(batch.hand_ids[table])})
 
 
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_choice_batch_is_the_aec_environment_step_for_step(name):
+    # Every seat a learner taking every choice: each table is the AEC environment's episode
+    # ``hand_id`` (the AEC environment is held to the game-state API in test_env.py), with the
+    # same observation vector, mask and rewards at every step, and auto-reset.
+    n_tables = 3
+    batch = BatchEnv(n_tables, name, every_choice=True)
+    observations, masks = batch.reset(seed=SEED)
+    assert observations.shape == (n_tables, OBSERVATION_SIZE) and observations.dtype == np.float32
+    tables = []
+    for table in range(n_tables):
+        aec = raw_env(name)
+        aec.reset(seed=SEED, options={"episode_id": table})
+        tables.append(aec)
+    policy = np.array([3], dtype=np.uint64)
+    finished = 0
+    for _ in range(150):
+        for table, aec in enumerate(tables):
+            agent = aec.agent_selection
+            assert agent == f"player_{batch.to_act[table]}"
+            seen = aec.observe(agent)
+            assert np.array_equal(seen["observation"], observations[table])
+            assert np.array_equal(seen["action_mask"].astype(bool), masks[table])
+        actions = batch.random_actions(policy)
+        for table, aec in enumerate(tables):
+            aec.step(int(actions[table]))
+        observations, masks, rewards, dones = batch.step(actions)
+        for table, aec in enumerate(tables):
+            ended = all(aec.terminations.values())
+            assert dones[table] == ended
+            if ended:
+                finished += 1
+                assert [aec.rewards[agent] for agent in aec.agents] == \
+                    rewards[table, :aec.rules.players].tolist()
+                aec.reset(seed=SEED, options={"episode_id": int(batch.hand_ids[table])})
+    assert finished >= n_tables
+
+
+def test_every_choice_with_opponents_and_its_random_agent():
+    batch = BatchEnv(4, "tournament", opponents={1: "heuristic", 3: "random"},
+                     every_choice=True)
+    batch.reset(seed=2)
+    policy = np.array([9], dtype=np.uint64)
+    seats, ends = set(), 0
+    for _ in range(400):
+        seats |= set(batch.to_act.tolist())
+        _, _, _, dones = batch.step(batch.random_actions(policy))
+        ends += int(dones.sum())
+    assert seats == {0, 2} and ends > 4
+    with pytest.raises(SpadesError, match="table 0: action"):
+        bad = np.flatnonzero(~batch.masks[0])[0]
+        batch.step(np.array([bad, 0, 0, 0]))
+    with pytest.raises(SpadesError, match="every_choice"):
+        BatchEnv(2, "classic", every_choice="yes")
+
+
 def test_same_seed_same_arrays_and_tables_map_to_hand_ids():
     def run(seed):
         batch = BatchEnv(5, "classic", opponents={1: "heuristic"})
@@ -202,8 +265,17 @@ def test_one_signature_per_batch_kernel():
 
     for name in PRESETS:
         for opponents in ({}, {1: "random"}, {0: "mc:samples=2"}):
-            env = BatchEnv(2, name, opponents=opponents)
-            env.reset(seed=1)
-            env.step(env.random_actions(np.array([1], dtype=np.uint64)))
-    for kernel in (batch.batch_step_nb, batch.batch_reset_nb, table.mixed_run_nb):
+            for every_choice in (False, True):
+                env = BatchEnv(2, name, opponents=opponents, every_choice=every_choice)
+                env.reset(seed=1)
+                env.step(env.random_actions(np.array([1], dtype=np.uint64)))
+    for kernel in (batch.batch_step_nb, batch.batch_reset_nb, batch.batch_step_all_nb,
+                   batch.batch_reset_all_nb, table.mixed_run_nb):
         assert len(kernel.signatures) <= 1, kernel
+
+
+def test_the_slots_batch_reads_are_the_engines():
+    from spades_sim.engine import table_slots
+    from spades_sim.env import batch
+
+    assert (batch._S_SEAT, batch._S_PHASE) == (table_slots.S_SEAT, table_slots.S_PHASE)

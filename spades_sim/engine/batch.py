@@ -13,12 +13,18 @@ bid ``54 + bid`` in the auction. ``batch_step_nb`` takes one action per table, r
 to its next learner decision, and writes what the learner sees: when a table's hand ends, its
 ``rewards`` row (each seat's side's score change), ``dones`` and the next episode starts at
 once (auto-reset), so the view is always a decision to take.
+
+With the learner's seats also marked to make every choice (``table_slots.FULL_SHIFT``),
+``batch_step_all_nb`` takes any decision's action (blind choices, bumps, pass cards, keeps as
+well) and writes the AEC environment's observation vector and mask of each table's seat to act
+(``env_table.py``) in place of the view.
 """
 
 import numpy as np
 from numba import njit
 
 from ..core.view import PHASE_PLAY, V_LEGAL, V_PHASE
+from .env_table import ACTION_OFFSETS, encode_nb, mask_nb
 from .rng import bounded_nb
 from .table import mixed_run_nb
 from .table_slots import (
@@ -26,6 +32,9 @@ from .table_slots import (
     R_PLAYS,
     R_SCORE_DELTA,
     S_ACTION,
+    S_LEGAL,
+    S_PHASE,
+    S_SEAT,
     STATE_SIZE,
 )
 
@@ -109,6 +118,81 @@ def batch_step_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, 
                              play_key, learner_mask, episodes[i], row, game_records, state,
                              rngs[i], view, deck)
     return OK
+
+
+@njit(cache=True)
+def batch_reset_all_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, play_key,
+                       learner_mask, episodes, records, game_records, states, rngs, views, deck,
+                       observations, masks):
+    """``batch_reset_nb`` for learner seats that make every choice (``learner_mask``'s
+    ``FULL_SHIFT`` bits set): writes each table's ``observations`` row (the AEC environment's
+    vector, ``env_table.encode_nb``) and ``masks`` row."""
+    batch_reset_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, play_key,
+                   learner_mask, episodes, records, game_records, states, rngs, views, deck)
+    for i in range(states.shape[0]):
+        _observe_nb(rules, states[i], records[i], observations[i], masks[i])
+
+
+@njit(cache=True)
+def batch_step_all_nb(rules, table, param_rows, memo, scratch, played_by, deal_key, play_key,
+                      learner_mask, episodes, records, game_records, states, rngs, views, deck,
+                      actions, rewards, dones, observations, masks):
+    """``batch_step_nb`` for learner seats that make every choice: ``actions`` in the
+    environment's numbering for whatever the seat to act decides (``env/actions.py``); the
+    tables' ``observations`` and ``masks`` rows rewritten. Returns ``OK`` or the first table
+    whose action is not legal (nothing taken)."""
+    n_tables = states.shape[0]
+    for i in range(n_tables):
+        choice = actions[i] - ACTION_OFFSETS[states[i, S_PHASE]]
+        if choice < 0 or choice > 62 or ((states[i, S_LEGAL] >> choice) & 1) == 0:
+            return i
+    players = rules.players
+    for i in range(n_tables):
+        state = states[i]
+        state[S_ACTION] = actions[i] - ACTION_OFFSETS[state[S_PHASE]]
+        for seat in range(4):
+            rewards[i, seat] = 0.0
+        dones[i] = False
+        outcome = mixed_run_nb(rules, table, param_rows, memo, scratch, played_by, deal_key,
+                               play_key, episodes[i], ONE, HANDS, learner_mask, records[i],
+                               game_records, state, rngs[i], views[i], deck)
+        if outcome == DONE:
+            row = records[i]
+            for seat in range(players):
+                side = seat % 2 if rules.partnership != 0 else seat
+                rewards[i, seat] = row[0, R_SCORE_DELTA + side]
+            dones[i] = True
+            episodes[i] += n_tables
+            start_episode_nb(rules, table, param_rows, memo, scratch, played_by, deal_key,
+                             play_key, learner_mask, episodes[i], row, game_records, state,
+                             rngs[i], views[i], deck)
+        _observe_nb(rules, state, records[i], observations[i], masks[i])
+    return OK
+
+
+@njit(cache=True)
+def _observe_nb(rules, state, records, observation, mask):
+    encode_nb(rules, state, records, state[S_SEAT], False, observation)
+    mask_nb(state, False, mask)
+
+
+@njit(cache=True)
+def random_mask_actions_nb(masks, policy_rng, actions):
+    """A random legal action at every table from ``masks`` (uniform over the legal ones), drawn
+    from ``policy_rng[0]``: the numba agent of tables whose learner makes every choice."""
+    state = policy_rng[0]
+    for i in range(masks.shape[0]):
+        count = 0
+        for action in range(N_ACTIONS):
+            count += masks[i, action]
+        pick, state = bounded_nb(state, count)
+        for action in range(N_ACTIONS):
+            if masks[i, action]:
+                if pick == 0:
+                    actions[i] = action
+                    break
+                pick -= 1
+    policy_rng[0] = state
 
 
 @njit(cache=True)
