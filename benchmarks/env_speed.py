@@ -7,6 +7,8 @@ Classic rules, independent hands, random masked agents:
     steps a second, one step one decision at one table; target 1,000,000 on one core.
 (b) the same with built-in ``heuristic`` opponents at seats 1 and 3 (their decisions inside the
     engine, not counted as steps): the learner's steps a second.
+(d) ``BatchEnv(every_choice=True)``, every seat the learner's and every choice a step, the
+    observation the AEC environment's vector (902 floats a table a step).
 (c) the AEC environment (``env("classic")``, PettingZoo's wrappers) with random masked agents
     in Python (``numpy`` choice over the mask), as ``spades_sim.env``'s docstring drives it:
     steps a second, every agent step counted (the steps of finished agents too);
@@ -121,8 +123,9 @@ def main() -> None:
     warm_up = time.perf_counter() - started
 
     results = {}
-    for label, opponents in (("a", {}), ("b", {1: "heuristic", 3: "heuristic"})):
-        batch = BatchEnv(args.tables, "classic", opponents=opponents)
+    for label, opponents, every in (("a", {}, False), ("b", {1: "heuristic", 3: "heuristic"},
+                                                          False), ("d", {}, True)):
+        batch = BatchEnv(args.tables, "classic", opponents=opponents, every_choice=every)
         batch.reset(seed=args.seed)
         policy = np.array([7], dtype=np.uint64)
 
@@ -137,6 +140,8 @@ def main() -> None:
           f"steps/s (best chunk), {results['a']['median']:12,.0f} median  [target 1,000,000]")
     print(f"(b) batch, 2 learner seats + 2 heuristic:   {results['b']['best']:12,.0f} "
           f"steps/s (best chunk), {results['b']['median']:12,.0f} median")
+    print(f"(d) batch, every choice, AEC observations: {results['d']['best']:12,.0f} "
+          f"steps/s (best chunk), {results['d']['median']:12,.0f} median")
     print(f"(c) AEC env, random masked agents:          {aec['best']:12,.0f} "
           f"steps/s (best chunk), {aec['median']:12,.0f} median  [target 30,000]")
     print(f"    {checked} hands checked against the API; checks and compile/load {warm_up:.1f} s")
@@ -145,6 +150,7 @@ def main() -> None:
         "batch_steps_per_second": results["a"]["best"],
         "batch_steps_per_second_median": results["a"]["median"],
         "batch_heuristic_steps_per_second": results["b"]["best"],
+        "batch_every_choice_steps_per_second": results["d"]["best"],
         "aec_steps_per_second": aec["best"], "aec_steps_per_second_median": aec["median"],
         "hands_checked": checked, "warm_up_seconds": warm_up, **stamp(),
     }
