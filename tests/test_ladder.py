@@ -13,7 +13,7 @@ from spades_sim.core.strategies import PluginStrategy
 from spades_sim.evaluate import load_tournament
 from spades_sim.experiment import load_experiment, parse_experiment
 from spades_sim.experiment.execute import experiment_runs, run_experiment
-from spades_sim.report.ladder import main_pairing_splits
+from spades_sim.report.ladder import board_win_shares, main_pairing_splits, main_pairing_wins
 from spades_sim.run import load_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,3 +174,28 @@ def test_shards_play_both_round_robins_and_the_report_scores_them(played, tmp_pa
         sharded = load_tournament(out / "tournament" / unit)
         whole = load_tournament(played["results"] / "tournament" / unit)
         assert [m.mean_diff for m in sharded.matches] == [m.mean_diff for m in whole.matches]
+
+
+def test_the_games_won_of_the_main_pairings_count_as_the_matches_do(played):
+    result = load_tournament(played["results"] / "tournament" / "games")
+    table = main_pairing_wins(result).set_index("opponent")
+    assert list(table.index) == list(result.strategies[1:])
+    for match in result.matches:
+        if match.a != "heuristic":
+            continue
+        row = table.loc[match.b]
+        shares = board_win_shares(match.out, "heuristic")
+        assert len(shares) == row["boards"] == 3
+        # +1 a game won, -1 a game lost, halved per board: the match's own counts (match.py)
+        assert 2 * shares.sum() == match.a_wins - match.b_wins
+        assert (row["main_wins"], row["opponent_wins"], row["draws"]) == \
+            (match.a_wins, match.b_wins, match.ties)
+        assert row["win_share"] == pytest.approx((match.a_wins - match.b_wins) / 6)
+        assert row["win_share_low"] <= row["win_share"] <= row["win_share_high"]
+        assert board_win_shares(match.out, match.b).to_numpy() == pytest.approx(
+            -shares.to_numpy())
+    assert main_pairing_wins(load_tournament(played["results"] / "tournament" / "hands")).empty
+    assert (played["index"].parent / "strategies-wins-games.csv").is_file()
+    assert not (played["index"].parent / "strategies-wins-hands.csv").exists()
+    text = played["index"].read_text()  # (every finding is listed by section)
+    assert text.count("percentage points of the games won (95% CI") >= 2

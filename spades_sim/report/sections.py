@@ -60,7 +60,7 @@ from ..experiment.counterfactual import is_number_line
 from ..run import read_meta
 from .examples import add_example_hands, example_picks
 from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
-from .ladder import ladder_splits
+from .ladder import ladder_splits, ladder_wins
 from .model import Context, Section, section
 
 # -- the sections ---------------------------------------------------------------------------------
@@ -866,10 +866,12 @@ def side_name(config, side: int) -> Markup:
          "hold only if the model fits: its goodness of fit (Pearson's chi-square against the "
          "saturated model in which every pair has its own win rate) is shown, and where it is "
          "rejected (p < 0.05) the head-to-head table leads and the findings rest on it. A "
-         "tournament in both modes shows each mode's ratings, fit and pairs. Where the points "
-         "went: each board's difference in the pairings of the tournament's first strategy "
-         "against every other, split into its scoring parts and into the hands both plays bid "
-         "alike (the card play) and those bid differently, with 95% t intervals over boards. "
+         "tournament in both modes shows each mode's ratings, fit and pairs. Then the "
+         "pairings of the tournament's first strategy against every other: in whole games, "
+         "its share of the games won minus the opponent's (95% t interval over boards); and "
+         "where the points went, each board's difference split into its scoring parts and "
+         "into the hands both plays bid alike (the card play) and those bid differently, with "
+         "95% t intervals over boards. "
          "Below that, "
          "for the experiment's own runs: the mean score per side and hand of each side's "
          "strategies (95% normal interval) and, in games, each side's win rate (Wilson "
@@ -878,6 +880,7 @@ def _strategies(ctx: Context, section: Section) -> None:
     both = len(ctx.experiment.tournaments) > 1  # a round robin in each mode
     for spec in ctx.experiment.tournaments:
         _tournament(ctx, section, spec, f"-{spec.unit}" if both else "")
+        ladder_wins(ctx, section, ctx.tournament(spec), f"-{spec.unit}" if both else "")
         ladder_splits(ctx, section, ctx.tournament(spec), f"-{spec.unit}" if both else "")
     if ctx.experiment.modes:
         _side_scores(ctx, section)
