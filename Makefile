@@ -20,11 +20,14 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/spades-sim run experiments/variants.toml --jobs 2
 
-# Every shipped experiment and its report (results/NAME/, reports/NAME/).
+# Every shipped experiment and its report (results/NAME/, reports/NAME/); the strength ladder
+# (experiments/strength.toml, a round robin of 13 players in whole games and in hands) is the
+# longest of them.
 reports: setup
 	$(BIN)/spades-sim run experiments/variants.toml --jobs 2
 	$(BIN)/spades-sim run experiments/nil.toml --jobs 2 --quiet
 	$(BIN)/spades-sim run experiments/bidding.toml --jobs 2 --quiet
+	$(BIN)/spades-sim run experiments/strength.toml --jobs 2 --quiet
 
 # Bids and play against par (experiments/par.toml): 100,000 classic hands, every deal solved
 # double dummy; hours on two cores, so not part of `make reports`. Resumable: run it again.

@@ -140,7 +140,7 @@ def _status(url: str) -> int:
 
 def test_shipped_reports_exist():
     names = sorted(p.parent.name for p in REPORTS)
-    assert names == ["bidding", "nil", "par", "variants"]
+    assert names == ["bidding", "nil", "par", "strength", "variants"]
 
 
 @pytest.mark.parametrize("page", REPORTS, ids=lambda p: p.parent.name)

@@ -139,7 +139,16 @@ TOURNEY = '[tournament]\nstrategies = ["heuristic", "cautious"]\n'
     (BASE + CONFIG + '[tournament]\nstrategies = ["random", "random"]\ngames = 4\n', 7,
      "tournament: strategies: random repeats"),
     (BASE + CONFIG + TOURNEY, 6, "tournament: give games or hands (boards per pair)"),
-    (BASE + CONFIG + TOURNEY + 'games = 4\nhands = 10\n', 9, "not both"),
+    (BASE + CONFIG + TOURNEY + 'games = 4\nhands = 10\nchunk_size = 2\n', 10,
+     "tournament: chunk_size: with games and hands both, give games_chunk_size and "
+     "hands_chunk_size"),
+    (BASE + CONFIG + TOURNEY + 'games = 4\nhands_chunk_size = 2\n', 9,
+     "tournament: hands_chunk_size: there is no round robin of hands"),
+    (BASE + CONFIG + TOURNEY + 'games = 4\nhands = 10\ngames_chunk_size = 0\n', 10,
+     "tournament: games_chunk_size: expected an integer >= 1"),
+    (BASE + CONFIG + '[tournament]\nstrategies = ["heuristic", "no/such.py:Player"]\n'
+     'games = 4\n', 7, "tournament: strategy no/such.py:Player: no file no/such.py (a "
+     "plug-in's path is relative to the directory the command runs in"),
     (BASE + CONFIG + TOURNEY + 'games = 0\n', 8, "tournament: games: expected an integer >= 1"),
     (BASE + CONFIG + TOURNEY + 'hands = 9\nrules = "cutthroat"\n', 9,
      "tournament: rules cutthroat: a tournament needs four players in two partnerships"),

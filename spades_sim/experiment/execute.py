@@ -19,7 +19,7 @@ from ..run import RunSpec, execute, run_status
 from ..run.dataset import META, check_dir, open_run, prepare_dir
 from ..run.locks import claim_share
 from ..run.memory import spec_acceptance
-from .model import EXPERIMENT_COPY, TOURNAMENT_DIR, Experiment
+from .model import EXPERIMENT_COPY, Experiment
 from .parse import load_experiment
 
 
@@ -32,13 +32,12 @@ def experiment_runs(experiment: Experiment, out) -> list[tuple[str, RunSpec, Pat
     ``hands``, ``games``, and ``tournament/<match>`` for each match of its tournament."""
     out = Path(out)
     runs = [(mode, experiment.spec(mode), out / mode) for mode in experiment.modes]
-    tournament = experiment.tournament
-    if tournament is not None:
-        strategies = tournament.strategies
-        for i, j, where in tournament_pairs(tournament.names, out / TOURNAMENT_DIR):
-            runs.append((f"{TOURNAMENT_DIR}/{where.name}",
-                         match_spec(strategies[i], strategies[j], tournament.rules,
-                                    seed=experiment.seed, **tournament.sizes()), where))
+    for round_robin in experiment.tournaments:
+        strategies = round_robin.strategies
+        for i, j, where in tournament_pairs(round_robin.names, out / round_robin.folder):
+            runs.append((f"{round_robin.folder}/{where.name}",
+                         match_spec(strategies[i], strategies[j], round_robin.rules,
+                                    seed=experiment.seed, **round_robin.sizes()), where))
     return runs
 
 
@@ -87,24 +86,27 @@ def _play_experiment(experiment, out, runs, *, jobs, backend, scheduler, quiet, 
         if name in experiment.modes:
             summaries[name] = execute(spec, folder, jobs=jobs, backend=backend,
                                       scheduler=scheduler, quiet=quiet, shard=shard)
-    tournament = experiment.tournament
-    if tournament is not None and shard is not None:
-        matches = [execute(spec, folder, jobs=jobs, backend=backend, scheduler=scheduler,
-                           quiet=quiet, shard=shard)
-                   for name, spec, folder in runs if name not in experiment.modes]
-        summaries[f"tournament {tournament.unit}"] = {
-            "out": str(out / TOURNAMENT_DIR), **{key: sum(m[key] for m in matches) for key in (
-                "played_chunks", "skipped_chunks", "units", "seconds")}}
-    elif tournament is not None:
-        summaries[f"tournament {tournament.unit}"] = _play_tournament(
-            experiment, out / TOURNAMENT_DIR, jobs=jobs, backend=backend, scheduler=scheduler,
-            quiet=quiet)
+    for round_robin in experiment.tournaments:
+        if shard is not None:
+            matches = [execute(spec, folder, jobs=jobs, backend=backend, scheduler=scheduler,
+                               quiet=quiet, shard=shard)
+                       for name, spec, folder in runs
+                       if name not in experiment.modes
+                       and folder.parent == out / round_robin.folder]
+            summaries[f"tournament {round_robin.unit}"] = {
+                "out": str(out / round_robin.folder), **{
+                    key: sum(m[key] for m in matches) for key in (
+                        "played_chunks", "skipped_chunks", "units", "seconds")}}
+        else:
+            summaries[f"tournament {round_robin.unit}"] = _play_tournament(
+                experiment, round_robin, out / round_robin.folder, jobs=jobs, backend=backend,
+                scheduler=scheduler, quiet=quiet)
     return summaries
 
 
-def _play_tournament(experiment: Experiment, out: Path, **options) -> dict:
-    """Play (or resume) the experiment's tournament into ``out``; a runner-like summary."""
-    spec = experiment.tournament
+def _play_tournament(experiment: Experiment, spec, out: Path, **options) -> dict:
+    """Play (or resume) one of the experiment's round robins (``spec``) into ``out``; a
+    runner-like summary."""
     result = tournament(spec.strategies, spec.rules, seed=experiment.seed, out=out,
                         **spec.sizes(), **options)
     runs = [m.run for m in result.matches]
@@ -169,16 +171,15 @@ def finish_results(out) -> Experiment:
         raise RunError(f"{out}: not every run is complete, so no report yet: "
                        f"{'; '.join(incomplete)}; play the missing shards (or spades-sim run "
                        f"FILE --out {out}) and build the report again")
-    said = experiment.tournament
-    if said is not None and not _scored(out / TOURNAMENT_DIR, experiment):
-        _play_tournament(experiment, out / TOURNAMENT_DIR, quiet=True)
+    for said in experiment.tournaments:
+        if not _scored(out / said.folder, experiment, said):
+            _play_tournament(experiment, said, out / said.folder, quiet=True)
     return experiment
 
 
-def _scored(folder: Path, experiment: Experiment) -> bool:
-    """Whether the tournament summary in ``folder`` is that of the experiment's tournament at
-    its size (a run that grew or was sharded has none yet, or an old one)."""
-    said = experiment.tournament
+def _scored(folder: Path, experiment: Experiment, said) -> bool:
+    """Whether the tournament summary in ``folder`` is that of the experiment's round robin
+    ``said`` at its size (a run that grew or was sharded has none yet, or an old one)."""
     try:
         data = json.loads(read_regular(folder / SUMMARY, MAX_TEXT_BYTES, RunError))
         return (data.get(said.unit) == said.n and data.get("seed") == experiment.seed

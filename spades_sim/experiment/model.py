@@ -24,8 +24,11 @@ ANALYSES = ("variant_effects", "bid_accuracy", "nil", "facts", "games", "strateg
 TOP_KEYS = ("name", "title", "question", "notes", "seed", "hands", "games", "chunk_size",
             "games_chunk_size", "duplicate", "par", "cards", "nil_counterfactual", "analyses",
             "baseline", "config", "grid", "tournament", "deal_filter", "deal_filter_max_tries")
-TOURNAMENT_KEYS = ("strategies", "rules", "rule", "games", "hands", "chunk_size")
-TOURNAMENT_DIR = "tournament"  # the tournament's folder in the results dir
+TOURNAMENT_KEYS = ("strategies", "rules", "rule", "games", "hands", "chunk_size",
+                   "games_chunk_size", "hands_chunk_size")
+# The tournament's folder in the results dir; a [tournament] in both modes (games and hands
+# given) plays one round robin into each of its subfolders games/ and hands/.
+TOURNAMENT_DIR = "tournament"
 CONFIG_KEYS = ("name", "rules", "rule", "strategy", "strategies")
 GRID_KEYS = ("name", "rules", "rule", "strategy", "strategies", "params")
 
@@ -51,6 +54,7 @@ class TournamentSpec:
     unit: str  # "games" or "hands"
     n: int  # boards per pair (each deal played twice)
     chunk_size: int
+    folder: str = TOURNAMENT_DIR  # its folder in the results dir: tournament/[UNIT]
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -87,7 +91,8 @@ class Experiment:
     baseline: str | None
     configs: tuple[Config, ...]
     sources: tuple[ConfigSource, ...]
-    tournament: TournamentSpec | None = None
+    # The [tournament]'s round robins: one, or one per mode (whole games, then hands).
+    tournaments: tuple[TournamentSpec, ...] = ()
     par: bool = False  # the runs get the par columns (double-dummy tricks, nil safety)
     cards: bool = False  # the runs get the cards column (every seat's dealt cards)
     # The hands run also plays each configuration's number line (nil turned off: the paired
@@ -97,6 +102,11 @@ class Experiment:
     deal_filter: DealFilter | None = None
     path: str = ""
     text: str = field(default="", repr=False)
+
+    @property
+    def tournament(self) -> TournamentSpec | None:
+        """The first round robin of the ``[tournament]`` (None without one)."""
+        return self.tournaments[0] if self.tournaments else None
 
     @property
     def modes(self) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ else:  # pragma: no cover - Python 3.10
 from ..core.errors import DealFilterError, ExperimentError, StrategyError
 from ..core.features import DEFAULT_MAX_TRIES, MAX_TRIES_LIMIT, DealFilter
 from ..core.limits import MAX_CHUNK_SIZE, MAX_SEED, MAX_UNITS
-from ..core.strategies import parse_strategy
+from ..core.strategies import PluginStrategy, ShippedStrategy, parse_strategy
 from .configs import ConfigParser
 from .lines import Lines
 from .model import (
@@ -37,6 +37,7 @@ from .model import (
     DEFAULT_CHUNK,
     MODES,
     TOP_KEYS,
+    TOURNAMENT_DIR,
     TOURNAMENT_KEYS,
     Experiment,
     TournamentSpec,
@@ -133,7 +134,8 @@ class _Parser(ConfigParser):
         seed = self.get(data, "seed", "int", required=True, high=MAX_SEED)
         hands = self.get(data, "hands", "count", high=MAX_UNITS)
         games = self.get(data, "games", "count", high=MAX_UNITS)
-        tournament = self.parse_tournament(data)
+        tournaments = self.parse_tournament(data)
+        tournament = tournaments[0] if tournaments else None
         if hands is None and games is None and tournament is None:
             self.fail(1, "give hands, games or both (the sizes of the runs), or a [tournament]")
         chunk_size = self.get(data, "chunk_size", "count", DEFAULT_CHUNK["hands"],
@@ -181,7 +183,7 @@ class _Parser(ConfigParser):
             notes=self.get(data, "notes", "str", ""), seed=seed, hands=hands, games=games,
             chunk_size=chunk_size, games_chunk_size=games_chunk, duplicate=duplicate,
             analyses=analyses, baseline=baseline, configs=tuple(configs),
-            sources=tuple(sources), tournament=tournament, par=par, cards=cards,
+            sources=tuple(sources), tournaments=tournaments, par=par, cards=cards,
             nil_counterfactual=nil_lines, deal_filter=deal_filter, path=self.path,
             text=self.text)
 
@@ -232,10 +234,10 @@ class _Parser(ConfigParser):
                              "add \"strategies\"")
         return tuple(value)
 
-    def parse_tournament(self, data) -> TournamentSpec | None:
-        """The optional ``[tournament]`` table."""
+    def parse_tournament(self, data) -> tuple[TournamentSpec, ...]:
+        """The optional ``[tournament]`` table: its round robins, one per mode given."""
         if "tournament" not in data:
-            return None
+            return ()
         table, where = data["tournament"], ("tournament",)
         if not isinstance(table, dict):
             shape = "[[tournament]] tables" if isinstance(table, list) else "a value"
@@ -254,6 +256,12 @@ class _Parser(ConfigParser):
                 strategy = parse_strategy(spec)
             except StrategyError as error:
                 self.fail((*where, "strategies", number), f"{label}{error}")
+            missing = _missing_plugin_file(strategy)
+            if missing:
+                self.fail((*where, "strategies", number),
+                          f"{label}strategy {strategy}: no file {missing} (a plug-in's path is "
+                          f"relative to the directory the command runs in, as on the command "
+                          f"line)")
             if str(strategy) in names:
                 self.fail((*where, "strategies", number),
                           f"{label}strategies: {strategy} repeats")
@@ -273,14 +281,30 @@ class _Parser(ConfigParser):
         sizes = {unit: self.get(table, unit, "count", where=where, label=label, high=MAX_UNITS)
                  for unit in MODES}
         given = [unit for unit in MODES if sizes[unit] is not None]
-        if len(given) != 1:
-            self.fail((*where, "hands") if len(given) == 2 else where,
-                      f"{label}give games or hands (boards per pair)"
-                      + (", not both" if given else ""))
-        unit = given[0]
-        chunk = self.get(table, "chunk_size", "count", DEFAULT_CHUNK[unit], where=where,
-                         label=label, high=MAX_CHUNK_SIZE)
-        return TournamentSpec(tuple(strategies), rules, unit, sizes[unit], chunk)
+        if not given:
+            self.fail(where, f"{label}give games or hands (boards per pair), or both (a round "
+                             f"robin in each mode)")
+        # One mode: chunk_size is its chunk. Both: each its own (games_chunk_size,
+        # hands_chunk_size), as a chunk of games and one of hands differ a hundredfold.
+        for unit in MODES:
+            key = f"{unit}_chunk_size"
+            if key in table and unit not in given:
+                self.fail((*where, key), f"{label}{key}: there is no round robin of {unit} "
+                                         f"(give {unit} = N, boards per pair)")
+        if len(given) == 2 and "chunk_size" in table:
+            self.fail((*where, "chunk_size"),
+                      f"{label}chunk_size: with games and hands both, give games_chunk_size and "
+                      f"hands_chunk_size (the chunk of each round robin)")
+        specs = []
+        for unit in sorted(given, key=("games", "hands").index):  # whole games first
+            key = "chunk_size" if len(given) == 1 and "chunk_size" in table else \
+                f"{unit}_chunk_size"
+            chunk = self.get(table, key, "count", DEFAULT_CHUNK[unit], where=where,
+                             label=label, high=MAX_CHUNK_SIZE)
+            folder = TOURNAMENT_DIR if len(given) == 1 else f"{TOURNAMENT_DIR}/{unit}"
+            specs.append(TournamentSpec(tuple(strategies), rules, unit, sizes[unit], chunk,
+                                        folder))
+        return tuple(specs)
 
     # configurations
 MAX_NESTING = 32
@@ -315,6 +339,18 @@ def _deep_line(text: str) -> int:
         elif char in "]}":
             depth -= 1
     return 1
+
+
+def _missing_plugin_file(strategy) -> str | None:
+    """The file a plug-in's spec names when it is a path to no file (else None): the path is
+    the spec's text, relative to the current directory, so that the run's identity (which
+    holds the spec) is the same wherever the experiment file or its copy lies."""
+    if not isinstance(strategy, PluginStrategy) or isinstance(strategy, ShippedStrategy):
+        return None
+    source = strategy.source
+    if not (source.endswith(".py") or "/" in source or "\\" in source):
+        return None  # a dotted module name: imported when played
+    return None if Path(source).expanduser().is_file() else source
 
 
 def parse_experiment(text: str, path: str = "<experiment>") -> Experiment:

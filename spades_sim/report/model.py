@@ -24,7 +24,7 @@ from ..analysis.plots import PALETTE, place_legends_under, under_x_axis  # noqa:
 from ..core.errors import RunError  # noqa: E402
 from ..core.par import tidy_columns  # noqa: E402
 from ..evaluate import load_tournament  # noqa: E402
-from ..experiment import TOURNAMENT_DIR, Experiment  # noqa: E402
+from ..experiment import Experiment  # noqa: E402
 from ..experiment.counterfactual import is_number_line, number_pairs  # noqa: E402
 from ..run import load_run, read_meta  # noqa: E402
 from .formatting import (  # noqa: E402
@@ -120,13 +120,15 @@ class Context:
     """What a section builder works with: the experiment, its run frames (loaded once, on
     demand) and the report folder it writes tables and figures into."""
 
-    def __init__(self, experiment: Experiment, results: Path, out: Path, tournament=None):
+    def __init__(self, experiment: Experiment, results: Path, out: Path, tournament=None,
+                 tournaments=()):
         """``tournament``: the experiment's tournament as ``report.results.read_tournament``
-        read and checked it (read here, on demand, when not given)."""
+        read and checked it (read here, on demand, when not given); ``tournaments``: every
+        round robin of it so read (one per mode of a [tournament] in both modes)."""
         self.experiment, self.results, self.out = experiment, results, out
         self.tournament_said = tournament
-        if tournament is not None:
-            self._tournament = tournament.result
+        self.tournaments_said = tuple(tournaments) or ((tournament,) if tournament else ())
+        self._round_robins: dict = {said.folder: said.result for said in self.tournaments_said}
         self._frames: dict = {}
         self._split: dict = {}
         self._planned: dict = {}  # mode -> {key: function}: see plan
@@ -227,22 +229,24 @@ class Context:
             return False
         return bool(read_meta(self.results / mode)["identity"].get("par", False))
 
-    def tournament(self):
-        """The experiment's tournament read back from its saved summary (None without one);
-        refused when the saved tournament is not the one the experiment file describes."""
-        spec = self.experiment.tournament
+    def tournament(self, spec=None):
+        """The experiment's round robin ``spec`` (by default its first) read back from its
+        saved summary (None without one); refused when the saved tournament is not the one the
+        experiment file describes."""
+        spec = self.experiment.tournament if spec is None else spec
         if spec is None:
             return None
-        if not hasattr(self, "_tournament"):
-            result = load_tournament(self.results / TOURNAMENT_DIR)
+        if spec.folder not in self._round_robins:
+            folder = self.results / spec.folder
+            result = load_tournament(folder)
             saved = (tuple(result.strategies), result.rules, result.unit, result.n, result.seed)
             wanted = (spec.names, spec.rules.preset_name, spec.unit, spec.n,
                       self.experiment.seed)
             if saved != wanted:
-                raise RunError(f"{self.results / TOURNAMENT_DIR}: holds another tournament than "
-                               f"the experiment's; run the experiment again")
-            self._tournament = result
-        return self._tournament
+                raise RunError(f"{folder}: holds another tournament than the experiment's; "
+                               f"run the experiment again")
+            self._round_robins[spec.folder] = result
+        return self._round_robins[spec.folder]
 
     def any_mode(self) -> str:
         """``hands`` when the experiment has a hands run, else ``games``."""

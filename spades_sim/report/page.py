@@ -118,16 +118,17 @@ def run_metadata(ctx: Context, statuses: dict | None = None) -> list[dict]:
                 *_deal_filter_item(meta),
             ],
         })
-    said = ctx.tournament_said
-    if said is not None:
+    for said in ctx.tournaments_said:
         result = said.result
         folders = [Path(m.out) for m in result.matches if m.out]
-        meta = read_meta(ctx.results / TOURNAMENT_DIR / folders[0].name) if folders else {}
-        done = all(run_status(ctx.results / TOURNAMENT_DIR / f.name)["complete"]
+        meta = read_meta(ctx.results / said.folder / folders[0].name) if folders else {}
+        done = all(run_status(ctx.results / said.folder / f.name)["complete"]
                    for f in folders)
         chunk = f"{said.chunk_size:,}" if said.chunk_size is not None else "unknown"
         runs.append({
-            "mode": "tournament", "dir": f"{TOURNAMENT_DIR}/",
+            "mode": ("tournament" if said.folder == TOURNAMENT_DIR
+                     else f"tournament ({_UNIT_WORDS.get(said.unit, said.unit)})"),
+            "dir": f"{said.folder}/",
             "items": [
                 ("units", f"{said.n:,} boards x 2 {said.unit} in each of {len(result.matches)} "
                           f"matches ({len(said.strategies)} strategies)"),
@@ -141,6 +142,10 @@ def run_metadata(ctx: Context, statuses: dict | None = None) -> list[dict]:
             ],
         })
     return runs
+
+
+#: A round robin's mode in words (a [tournament] in both modes has a run of each).
+_UNIT_WORDS = {"games": "whole games", "hands": "independent hands"}
 
 
 def _environment():
@@ -185,7 +190,8 @@ def _build(saved: Results, experiment: Experiment, results: Path, final: Path, s
     tmp.mkdir()
     drawing = _figure_processes() if _units(saved) >= FIGURE_PROCESSES_FROM else None
     try:
-        ctx = Context(experiment, results, tmp, tournament=saved.tournament)
+        ctx = Context(experiment, results, tmp, tournament=saved.tournament,
+                      tournaments=saved.tournaments)
         ctx.drawing = drawing
         sections = []
         names = _analyses(saved)
@@ -217,7 +223,9 @@ def _build(saved: Results, experiment: Experiment, results: Path, final: Path, s
                    "groups": GROUPS, "family": family, "method": ADJUSTMENTS[ADJUSTMENT],
                    "csv": SUMMARY_CSV if chosen else None,
                    "changes": configuration_changes(experiment),
-                   "baseline": experiment.baseline or experiment.configs[0].name}
+                   # (a tournament alone has no configuration, so no baseline)
+                   "baseline": experiment.baseline or (experiment.configs[0].name
+                                                       if experiment.configs else None)}
         (tmp / EXPERIMENT_COPY).write_text(experiment.text, encoding="utf-8")
         page = _environment().get_template("report.html.j2").render(
             experiment=experiment, sections=sections, setup=setup_rows(experiment),
@@ -297,8 +305,7 @@ def _sizes(saved: Results) -> list[tuple[str, str]]:
                                    "swapped" if duplicate else "no"))
         if any(spec.par for spec in saved.runs.values()):
             sizes.append(("par", "yes: every deal solved double dummy (the par columns)"))
-    said = saved.tournament
-    if said is not None:
+    for said in saved.tournaments:
         sizes.append(("tournament", f"round robin of {', '.join(said.strategies)} under "
                                     f"{said.rules_text}: {said.n:,} duplicate boards "
                                     f"({2 * said.n:,} {said.unit}) per pair"))

@@ -35,6 +35,7 @@ class TournamentSaid:
     seed: int
     chunk_size: int | None
     result: object  # evaluate.TournamentResult
+    folder: str = TOURNAMENT_DIR  # its folder in the results dir
 
     @property
     def rules_text(self) -> str:
@@ -49,7 +50,8 @@ class Results:
     experiment: Experiment
     runs: dict  # mode -> RunSpec, from the run's meta.json
     status: dict  # mode -> run.run_status of the run folder
-    tournament: TournamentSaid | None
+    tournament: TournamentSaid | None  # the first round robin of the [tournament]
+    tournaments: tuple = ()  # every round robin of it (one per mode given), as saved
 
 
 def rules_text(preset: str, overrides: dict) -> str:
@@ -81,15 +83,15 @@ def read_results(results, experiment: Experiment) -> Results:
                            + (f"; {corrupt} corrupt or unfinished" if corrupt else "")
                            + "); run the experiment again to play them")
         runs[mode], statuses[mode] = spec, status
-    tournament = None
-    if experiment.tournament is not None:
-        tournament = read_tournament(results, experiment)
+    tournaments = tuple(read_tournament(results, experiment, spec)
+                        for spec in experiment.tournaments)
+    tournament = tournaments[0] if tournaments else None
     if runs:  # every run holds the same configurations: the file's, as the runs say (the
         # hands run also holds the number lines of nil_counterfactual: not configurations)
         configs = tuple(c for c in next(iter(runs.values())).configs
                         if not is_number_line(c.name))
         experiment = dataclasses.replace(experiment, configs=configs)
-    return Results(experiment, runs, statuses, tournament)
+    return Results(experiment, runs, statuses, tournament, tournaments)
 
 
 def run_spec(folder: Path) -> RunSpec:
@@ -144,9 +146,11 @@ def run_differences(experiment: Experiment, mode: str, run: RunSpec) -> list[str
     return differences
 
 
-def read_tournament(results: Path, experiment: Experiment) -> TournamentSaid:
-    """The experiment's tournament as its saved summary says, checked against the file."""
-    folder = results / TOURNAMENT_DIR
+def read_tournament(results: Path, experiment: Experiment, spec=None) -> TournamentSaid:
+    """The experiment's round robin ``spec`` (by default its first) as its saved summary says,
+    checked against the file."""
+    spec = experiment.tournament if spec is None else spec
+    folder = results / spec.folder
     if not (folder / "tournament.json").exists():
         raise RunError(f"{folder}: no finished tournament here; run the experiment first "
                        f"(spades-sim run {experiment.name}.toml)")
@@ -161,8 +165,7 @@ def read_tournament(results: Path, experiment: Experiment) -> TournamentSaid:
         if (first / META).exists():
             chunk = run_spec(first).chunk_size
     said = TournamentSaid(tuple(result.strategies), result.rules, overrides, result.unit,
-                          result.n, result.seed, chunk, result)
-    spec = experiment.tournament
+                          result.n, result.seed, chunk, result, spec.folder)
     differences = [
         f"{label}: {mine} in the file, {theirs} in {where}"
         for label, mine, theirs, where in (

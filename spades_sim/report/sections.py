@@ -60,6 +60,7 @@ from ..experiment.counterfactual import is_number_line
 from ..run import read_meta
 from .examples import add_example_hands, example_picks
 from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
+from .ladder import ladder_splits, ladder_wins
 from .model import Context, Section, section
 
 # -- the sections ---------------------------------------------------------------------------------
@@ -864,14 +865,23 @@ def side_name(config, side: int) -> Markup:
          "gives each match's mean difference with its 95% t interval over boards. The ratings "
          "hold only if the model fits: its goodness of fit (Pearson's chi-square against the "
          "saturated model in which every pair has its own win rate) is shown, and where it is "
-         "rejected (p < 0.05) the head-to-head table leads and the findings rest on it. Below "
-         "that, "
+         "rejected (p < 0.05) the head-to-head table leads and the findings rest on it. A "
+         "tournament in both modes shows each mode's ratings, fit and pairs. Then the "
+         "pairings of the tournament's first strategy against every other: in whole games, "
+         "its share of the games won minus the opponent's (95% t interval over boards); and "
+         "where the points went, each board's difference split into its scoring parts and "
+         "into the hands both plays bid alike (the card play) and those bid differently, with "
+         "95% t intervals over boards. "
+         "Below that, "
          "for the experiment's own runs: the mean score per side and hand of each side's "
          "strategies (95% normal interval) and, in games, each side's win rate (Wilson "
          "interval).")
 def _strategies(ctx: Context, section: Section) -> None:
-    if ctx.experiment.tournament is not None:
-        _tournament(ctx, section)
+    both = len(ctx.experiment.tournaments) > 1  # a round robin in each mode
+    for spec in ctx.experiment.tournaments:
+        _tournament(ctx, section, spec, f"-{spec.unit}" if both else "")
+        ladder_wins(ctx, section, ctx.tournament(spec), f"-{spec.unit}" if both else "")
+        ladder_splits(ctx, section, ctx.tournament(spec), f"-{spec.unit}" if both else "")
     if ctx.experiment.modes:
         _side_scores(ctx, section)
         _head_to_head(ctx, section)
@@ -881,9 +891,15 @@ _SCORED = {"games": "final scores, the mean over the board's two games",
            "hands": "hand scores from zero, the mean over the deal's two plays"}
 
 
-def _tournament(ctx: Context, section: Section) -> None:
-    result = ctx.tournament()
+def _tournament(ctx: Context, section: Section, spec=None, suffix: str = "") -> None:
+    """The round robin ``spec`` (the experiment's first by default): its fit, ratings and
+    pairwise table; ``suffix`` tells apart the files and titles of a [tournament] in both
+    modes (``-games``, ``-hands``)."""
+    result = ctx.tournament(spec)
     unit = result.unit
+    mode_words = MODE_WORDS_SHORT.get(unit, unit)
+    in_mode = f" in {mode_words}" if suffix else ""
+    tag = f"(tournament, {unit})" if suffix else "(tournament)"  # (the findings' labels)
     fit = result.fit
     ratings = pd.DataFrame(result.ratings)
     ratings = ratings[["rank", "strategy", "rating", "low", "high", "games", "wins", "losses",
@@ -905,8 +921,10 @@ def _tournament(ctx: Context, section: Section) -> None:
                      "losses": m.a_wins if flip else m.b_wins, "ties": m.ties})
     pairs = pd.DataFrame(rows)
     pairs = pairs.iloc[np.lexsort((pairs["opponent"].map(rank), pairs["strategy"].map(rank)))]
-    fit_words = Markup("Bradley-Terry against the saturated pairwise model (every pair its own "
-                       "win rate): {}; {}.").format(fit.describe(), fit.describe_scale())
+    fit_words = Markup("{}Bradley-Terry against the saturated pairwise model (every pair its "
+                       "own win rate): {}; {}.").format(
+        Markup("In {}: ").format(mode_words) if suffix else "", fit.describe(),
+        fit.describe_scale())
     ratings_title = (f"Tournament ratings ({result.n:,} boards x 2 {unit} per pair, rules "
                      f"{result.rules})")
     pairs_title = ("Head to head: mean score difference per board of the better-rated "
@@ -918,10 +936,11 @@ def _tournament(ctx: Context, section: Section) -> None:
         section.notes.append(Markup("{} The model is not rejected (p &ge; {}): the ratings "
                                     "summarise the pairwise results.").format(fit_words,
                                                                               fit.alpha))
-        ctx.table(section, "ratings", ratings_title, ratings)
-        ctx.figure(section, "ratings", "Tournament ratings", plots.plot_ratings, ratings,
+        ctx.table(section, "ratings" + suffix, ratings_title, ratings)
+        ctx.figure(section, "ratings" + suffix, f"Tournament ratings{in_mode}",
+                   plots.plot_ratings, ratings,
                    size=(7.5, max(2.5, 0.45 * len(ratings) + 1.2)))
-        ctx.table(section, "pairwise", pairs_title, pairs, note=pairs_note)
+        ctx.table(section, "pairwise" + suffix, pairs_title + in_mode, pairs, note=pairs_note)
     else:
         section.notes.append(Markup(
             "{} The model is rejected (p &lt; {}): one strength per strategy does not explain "
@@ -929,10 +948,11 @@ def _tournament(ctx: Context, section: Section) -> None:
             "widened for the dispersion, but still assume one strength per strategy. The "
             "head-to-head matrix comes first and the findings rest on it.").format(
             fit_words, fit.alpha))
-        ctx.table(section, "pairwise", pairs_title, pairs, note=pairs_note)
-        ctx.table(section, "ratings", ratings_title + ": the model does not fit, a rough "
-                  "order only", ratings)
-        ctx.figure(section, "ratings", "Tournament ratings (the model does not fit)",
+        ctx.table(section, "pairwise" + suffix, pairs_title + in_mode, pairs, note=pairs_note)
+        ctx.table(section, "ratings" + suffix, ratings_title + ": the model does not fit, a "
+                  "rough order only", ratings)
+        ctx.figure(section, "ratings" + suffix,
+                   f"Tournament ratings{in_mode} (the model does not fit)",
                    plots.plot_ratings, ratings, size=(7.5, max(2.5, 0.45 * len(ratings) + 1.2)))
         for row in pairs.to_dict(orient="records"):
             ctx.claim(section, Markup(
@@ -941,51 +961,57 @@ def _tournament(ctx: Context, section: Section) -> None:
                 MODE_WORDS.get(unit, unit), code(row["strategy"]), row["mean_diff"],
                 code(row["opponent"]), row["mean_diff_low"], row["mean_diff_high"],
                 int(row["boards"])),
-                label=f"{row['strategy']} vs {row['opponent']} head to head (tournament)",
+                label=f"{row['strategy']} vs {row['opponent']} head to head {tag}",
                 effect=row["mean_diff"], low=row["mean_diff_low"], high=row["mean_diff_high"],
                 p=row["mean_diff_p"], unit=" points per board", n=row["boards"],
                 n_unit="boards",
                 mode=f"head to head, tournament {MODE_WORDS_SHORT.get(unit, unit)}")
         section.findings.append(Markup(
-            "The Bradley-Terry ratings do not fit the tournament ({}); the head-to-head "
-            "results above say more than the ratings.").format(fit.describe()))
-        _modes_against_tournament(ctx, section, result, pairs)
+            "The Bradley-Terry ratings do not fit the tournament in {} ({}): one strength per "
+            "strategy does not explain who beats whom, so the ratings are a rough order only; "
+            "the head-to-head results say more than the ratings.").format(
+            mode_words, fit.describe()))
+        _modes_against_tournament(ctx, section, result, pairs, spec)
         return
     ranked = [row["strategy"] for row in result.ratings]
     for better, worse in zip(ranked, ranked[1:]):
         diff, low, high = rating_difference(result.strategies, result.matches, better, worse,
                                             scale=fit.scale)
-        label = f"{better} vs {worse}: rating (tournament)"
+        label = f"{better} vs {worse}: rating {tag}"
         if low <= 0:
             ctx.claim(section, Markup(
-                "{} and {} are not distinguishable in the tournament: {} is rated {:.0f} Elo "
+                "{} and {} are not distinguishable in the tournament{}: {} is rated {:.0f} Elo "
                 "above (95% CI {:+.0f} to {:+.0f}).").format(
-                code(better), code(worse), code(better), diff, low, high),
+                code(better), code(worse), in_mode, code(better), diff, low, high),
                 label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0,
-                n=2 * result.n, n_unit=f"{unit} per pair", mode="head to head, tournament")
+                n=2 * result.n, n_unit=f"{unit} per pair",
+                mode=f"head to head, tournament {mode_words}")
             continue
         ctx.claim(section, Markup(
             "{} is rated {:.0f} Elo above {} (95% CI {:.0f} to {:.0f}), over {:,} {} per "
             "pair.").format(code(better), diff, code(worse), low, high, 2 * result.n, unit),
             label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0,
-            n=2 * result.n, n_unit=f"{unit} per pair", mode="head to head, tournament")
-    _modes_against_tournament(ctx, section, result, pairs)
+            n=2 * result.n, n_unit=f"{unit} per pair",
+            mode=f"head to head, tournament {mode_words}")
+    _modes_against_tournament(ctx, section, result, pairs, spec)
     top = result.ratings[0]
     top_low, top_high = top["low"], top["high"]
     section.findings.append(Markup(
         "{} rates best ({:+.0f} Elo, 95% CI {:+.0f} to {:+.0f}): it wins {:,} of its {:,} {} "
-        "and scores {:+.1f} points per board more than its opponents on average.").format(
+        "and scores {:+.1f} points per board more than its opponents on average{}.").format(
         code(top["strategy"]), top["rating"], top_low, top_high, top["wins"],
-        top["games"], unit, top["mean_diff"]))
+        top["games"], unit, top["mean_diff"],
+        Markup(" ({}, {:,} boards per pair)").format(mode_words, result.n) if suffix else ""))
 
 
-def _modes_against_tournament(ctx: Context, section: Section, result, pairs) -> None:
+def _modes_against_tournament(ctx: Context, section: Section, result, pairs,
+                              spec=None) -> None:
     """Set the tournament's head-to-head differences beside the hands run's paired differences
     between tables of one strategy each (under the tournament's rules), and warn where the two
     disagree: both intervals off zero, opposite signs."""
     if "hands" not in ctx.experiment.modes:
         return
-    rules = ctx.experiment.tournament.rules
+    rules = (spec or ctx.experiment.tournament).rules
     tables = {}
     for config in ctx.experiment.configs:
         specs = {s.spec() for s in config.strategies}
