@@ -144,7 +144,7 @@ def test_the_report_shows_both_modes_and_the_split(played):
     assert "The tournament (independent hands) run" in text
     assert "In whole games: Bradley-Terry" in text and "In independent hands: Bradley" in text
     headline = (folder / "headline.csv").read_text()
-    assert "(tournament, games)" in headline and "(tournament, hands)" in headline
+    assert "(round robin, games)" in headline and "(round robin, hands)" in headline
 
 
 def test_a_summary_sentence_says_the_mode_once():
@@ -153,9 +153,9 @@ def test_a_summary_sentence_says_the_mode_once():
     from spades_sim.report.headline import Finding
     from spades_sim.report.summary import summary_sentence
 
-    finding = Finding(Markup("x"), "mc vs heuristic head to head (tournament, games)", 150.0,
+    finding = Finding(Markup("x"), "mc vs heuristic head to head (round robin, games)", 150.0,
                       120.0, 180.0, unit=" points per board", n=500, n_unit="boards",
-                      mode="head to head, tournament whole games")
+                      mode="head to head, round robin whole games")
     assert str(summary_sentence(finding)) == (
         "mc vs heuristic head to head +150.0 points per board (95% CI +120.0 to +180.0); head "
         "to head, tournament whole games, 500 boards.")

@@ -283,7 +283,7 @@ def test_report_reads_the_tournament_without_playing(built, tmp_path, monkeypatc
     assert "chi-square 784.0 on 6 degrees of freedom" in text and "The model is rejected" in text
     strategies = text[text.index('id="strategies"'):]
     assert strategies.index("Head to head: mean score") < strategies.index("Tournament ratings")
-    assert "head to head (tournament)" in (index.parent / "headline.csv").read_text()
+    assert "head to head (round robin)" in (index.parent / "headline.csv").read_text()
     assert "Elo above" not in text and "rates best" not in text
 
 

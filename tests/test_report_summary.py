@@ -91,7 +91,7 @@ def test_tuning_and_repeats_are_left_out_and_eight_at_most():
     rules = _finding("low-nil vs classic: score (self-play, hands)", 5.0, 4.0, 6.0, " points")
     assert not is_tuning(rules, experiment)
     # a head-to-head of a tuned strategy is the effect of adapting: it stays
-    adapting = _finding("tuned-classic vs heuristic head to head (tournament)", 8.0, 6.0, 10.0,
+    adapting = _finding("tuned-classic vs heuristic head to head (round robin)", 8.0, 6.0, 10.0,
                         " points per board", mode="head to head, tournament")
     assert not is_tuning(adapting, experiment)
     repeat = _finding("simple vs classic: score (self-play, hands)", 5.0, 4.0, 6.0, " points")

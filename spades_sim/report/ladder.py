@@ -164,7 +164,7 @@ def ladder_wins(ctx: Context, section: Section, result, suffix: str = "") -> Non
             code(main), int(row["main_wins"]), code(row["opponent"]),
             int(row["opponent_wins"]), int(row["draws"]), 100 * row["win_share"],
             100 * row["win_share_low"], 100 * row["win_share_high"], int(row["boards"])),
-            label=f"{main} vs {row['opponent']}: win share (tournament, games)",
+            label=f"{main} vs {row['opponent']}: win share (round robin, games)",
             effect=row["win_share"], low=row["win_share_low"], high=row["win_share_high"],
             p=row["win_share_p"], unit=" percentage points of the games won", scale=100.0,
-            n=row["boards"], n_unit="boards", mode="head to head, tournament whole games")
+            n=row["boards"], n_unit="boards", mode="head to head, round robin whole games")

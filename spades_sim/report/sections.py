@@ -899,7 +899,7 @@ def _tournament(ctx: Context, section: Section, spec=None, suffix: str = "") -> 
     unit = result.unit
     mode_words = MODE_WORDS_SHORT.get(unit, unit)
     in_mode = f" in {mode_words}" if suffix else ""
-    tag = f"(tournament, {unit})" if suffix else "(tournament)"  # (the findings' labels)
+    tag = f"(round robin, {unit})" if suffix else "(round robin)"  # (the findings' labels)
     fit = result.fit
     ratings = pd.DataFrame(result.ratings)
     ratings = ratings[["rank", "strategy", "rating", "low", "high", "games", "wins", "losses",
@@ -956,7 +956,7 @@ def _tournament(ctx: Context, section: Section, spec=None, suffix: str = "") -> 
                    plots.plot_ratings, ratings, size=(7.5, max(2.5, 0.45 * len(ratings) + 1.2)))
         for row in pairs.to_dict(orient="records"):
             ctx.claim(section, Markup(
-                "Head to head in the tournament ({}), {} scores {:+.1f} points per board "
+                "Head to head in the round robin ({}), {} scores {:+.1f} points per board "
                 "against {} (95% CI {:+.1f} to {:+.1f}) over {:,} boards.").format(
                 MODE_WORDS.get(unit, unit), code(row["strategy"]), row["mean_diff"],
                 code(row["opponent"]), row["mean_diff_low"], row["mean_diff_high"],
@@ -965,9 +965,9 @@ def _tournament(ctx: Context, section: Section, spec=None, suffix: str = "") -> 
                 effect=row["mean_diff"], low=row["mean_diff_low"], high=row["mean_diff_high"],
                 p=row["mean_diff_p"], unit=" points per board", n=row["boards"],
                 n_unit="boards",
-                mode=f"head to head, tournament {MODE_WORDS_SHORT.get(unit, unit)}")
+                mode=f"head to head, round robin {MODE_WORDS_SHORT.get(unit, unit)}")
         section.findings.append(Markup(
-            "The Bradley-Terry ratings do not fit the tournament in {} ({}): one strength per "
+            "The Bradley-Terry ratings do not fit the round robin in {} ({}): one strength per "
             "strategy does not explain who beats whom, so the ratings are a rough order only; "
             "the head-to-head results say more than the ratings.").format(
             mode_words, fit.describe()))
@@ -980,19 +980,19 @@ def _tournament(ctx: Context, section: Section, spec=None, suffix: str = "") -> 
         label = f"{better} vs {worse}: rating {tag}"
         if low <= 0:
             ctx.claim(section, Markup(
-                "{} and {} are not distinguishable in the tournament{}: {} is rated {:.0f} Elo "
+                "{} and {} are not distinguishable in the round robin{}: {} is rated {:.0f} Elo "
                 "above (95% CI {:+.0f} to {:+.0f}).").format(
                 code(better), code(worse), in_mode, code(better), diff, low, high),
                 label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0,
                 n=2 * result.n, n_unit=f"{unit} per pair",
-                mode=f"head to head, tournament {mode_words}")
+                mode=f"head to head, round robin {mode_words}")
             continue
         ctx.claim(section, Markup(
             "{} is rated {:.0f} Elo above {} (95% CI {:.0f} to {:.0f}), over {:,} {} per "
             "pair.").format(code(better), diff, code(worse), low, high, 2 * result.n, unit),
             label=label, effect=diff, low=low, high=high, unit=" Elo", digits=0,
             n=2 * result.n, n_unit=f"{unit} per pair",
-            mode=f"head to head, tournament {mode_words}")
+            mode=f"head to head, round robin {mode_words}")
     _modes_against_tournament(ctx, section, result, pairs, spec)
     top = result.ratings[0]
     top_low, top_high = top["low"], top["high"]
@@ -1037,7 +1037,7 @@ def _modes_against_tournament(ctx: Context, section: Section, result, pairs,
     table = pd.DataFrame(rows)
     unit = "per game (final scores)" if result.unit == "games" else "per hand"
     ctx.table(section, "modes", "Self-play tables (independent hands) against head-to-head "
-              "matches (the tournament)", table,
+              "matches (the round robin)", table,
               note="hands diff: in self-play independent hands from zero scores, the mean score "
                    "per side and hand of the table where every seat plays the strategy minus "
                    "that of "
@@ -1054,7 +1054,7 @@ def _modes_against_tournament(ctx: Context, section: Section, result, pairs,
                 "<span class=\"flag\">Self-play and head to head disagree</span> on {} "
                 "against {}: in self-play independent hands from zero scores a table of {} "
                 "scores {:+.1f} points per side and hand against a table of {} (95% CI {:+.1f} "
-                "to {:+.1f}), but head to head in the tournament ({}) {} "
+                "to {:+.1f}), but head to head in the round robin ({}) {} "
                 "scores {:+.1f} points per board against it (95% CI {:+.1f} to {:+.1f}).")
                 .format(code(row["strategy"]), code(row["opponent"]), code(row["strategy"]),
                         row["hands_diff"], code(row["opponent"]), row["hands_diff_low"],

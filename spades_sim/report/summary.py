@@ -97,7 +97,7 @@ def summary_findings(findings, experiment: Experiment, rows: int = SUMMARY_ROWS)
 
 def _subject(label: str) -> str:
     """The label without its closing mode in parentheses (the sentence says the mode)."""
-    return re.sub(r"\s*\((self-play, )?(hands|games|tournament)(, (hands|games))?\)$", "", label)
+    return re.sub(r"\s*\((self-play, )?(hands|games|round robin)(, (hands|games))?\)$", "", label)
 
 
 def summary_sentence(finding: Finding) -> Markup:
