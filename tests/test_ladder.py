@@ -158,7 +158,7 @@ def test_a_summary_sentence_says_the_mode_once():
                       mode="head to head, round robin whole games")
     assert str(summary_sentence(finding)) == (
         "mc vs heuristic head to head +150.0 points per board (95% CI +120.0 to +180.0); head "
-        "to head, tournament whole games, 500 boards.")
+        "to head, round robin whole games, 500 boards.")
 
 
 def test_shards_play_both_round_robins_and_the_report_scores_them(played, tmp_path):
