@@ -51,9 +51,14 @@ class ConfigFrames:
         self.dealt: dict[str, list] = {}
         self.zero_cards: dict[str, list] = {}  # the dealt cards of the seats that bid 0
         players = {config.name: config.rules.players for config in spec.configs}
-        for _, table in stored_chunks(folder, meta, spec):
-            keep = needed_columns(wanted, table.column_names, spec.games_mode)
-            cards = [c for c in table.column_names if c.startswith("cards_")]
+        stored = list(spec.stored_types)
+        keep = needed_columns(wanted, stored, spec.games_mode)
+        cards = [c for c in stored if c.startswith("cards_")]
+        firsts = [c for c in ("duplicate", "game_id", "hand_id") if c in stored]  # (deals)
+        bids = [c for c in stored if c.startswith("bid_")] if nil_cards else []
+        # (only these are decoded: the others of a chunk file, a third of it, are never read)
+        read = [*keep, *cards, *firsts, *bids]
+        for _, table in stored_chunks(folder, meta, spec, columns=read):
             codes, names = _config_codes(table)
             starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else []
             stops = np.r_[starts[1:], len(codes)] if len(codes) else []
