@@ -518,7 +518,13 @@ def load_run(out, columns=None) -> pd.DataFrame:
             [name for name in schema.names if name in set(stored)])
     else:
         table = pa.concat_tables(tables)
-    return chunk_frame(spec, table, columns)
+    del tables
+    frame = chunk_frame(spec, table, columns)
+    del table
+    # Arrow's allocator keeps what it freed (the chunks read) for reuse; give it back, or the
+    # reader's memory holds every chunk read beside the frame.
+    pa.default_memory_pool().release_unused()
+    return frame
 
 
 def stored_chunks(out, meta: dict | None = None, spec: RunSpec | None = None, stamp=None,
