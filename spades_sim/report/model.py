@@ -119,6 +119,7 @@ class Context:
         self._split: dict = {}
         self._planned: dict = {}  # mode -> {key: function}: see plan
         self._computed: dict = {}  # (mode, key) -> table, computed ahead of its section
+        self._taken: dict = {}  # mode -> {configuration: {key: table}}: see take_frame
         #: An executor (``concurrent.futures``) that draws the figures in other processes
         #: while the analyses go on (``build_report`` sets it); None: drawn here, in turn.
         self.drawing = None
@@ -187,15 +188,34 @@ class Context:
         for name in frames.names():
             if name not in wanted or (names is None and is_number_line(name)):
                 continue
-            frame = frames.frame(name)
+            done = self._taken.get(mode, {}).pop(name, {}) if names is None else {}
+            frame = None
             for key, function in [*analyses.items(), *ahead.items()]:
-                table = function(frame)
+                if key in done:
+                    table = done[key]
+                else:
+                    if frame is None:
+                        frame = frames.frame(name)
+                    table = function(frame)
                 if table is not None:  # (None: nothing for this configuration)
                     results[key].append(table)
             del frame
         for key in ahead:  # (kept for the section that planned them)
             self._computed[(mode, key)] = combine(results.pop(key))
         return {key: combine(tables) for key, tables in results.items()}
+
+    def take_frame(self, mode: str, name: str, frame: pd.DataFrame) -> None:
+        """Compute the planned analyses (:meth:`plan`) of configuration ``name`` on ``frame``,
+        its tidy frame as :meth:`per_config` builds it (``config_frames(mode).frame(name)``),
+        which a section built for its own use: the pass over every configuration then takes
+        them instead of building that frame again."""
+        if is_number_line(name):
+            return
+        planned = {key: function for key, function in self._planned.get(mode, {}).items()
+                   if (mode, key) not in self._computed}
+        if planned:
+            self._taken.setdefault(mode, {})[name] = {key: function(frame)
+                                                      for key, function in planned.items()}
 
     def plan(self, mode: str, analyses: dict) -> None:
         """Have the next :meth:`per_config` pass over every configuration of ``mode`` compute
@@ -313,8 +333,8 @@ class Context:
         name = f"{section.name}-{slug}.{FIGURE_FORMAT}"
         table = self.ordered(table)
         if self.drawing is not None and _picklable(plot):  # drawn beside the analyses
-            self.drawn.append(self.drawing.submit(draw_figure, self.out / name, title, plot,
-                                                  table, size, facet))
+            arguments = (self.out / name, title, plot, table, size, facet)
+            self.drawn.append((self.drawing.submit(draw_figure, *arguments), arguments))
         else:
             draw_figure(self.out / name, title, plot, table, size, facet)
         self.files.append(name)
@@ -322,10 +342,17 @@ class Context:
 
     def finish_figures(self) -> None:
         """Wait for the figures drawn in other processes (:attr:`drawing`); the first one that
-        failed raises its error here."""
+        failed raises its error here. The figures no process has started yet are drawn here,
+        the last first, while the others finish theirs: the sections end with a batch of
+        figures (the games' win probabilities), and this process has nothing else to do (the
+        same arguments give the same bytes in any process)."""
         drawn, self.drawn = self.drawn, []
-        for future in drawn:
-            future.result()
+        for future, arguments in reversed(drawn):
+            if future.cancel():  # (not yet handed to a process)
+                draw_figure(*arguments)
+        for future, _ in drawn:
+            if not future.cancelled():
+                future.result()
 
     def _claim_title(self, section: Section, title: str) -> None:
         """Refuse a figure title that another figure of the report has, or that only repeats

@@ -252,8 +252,12 @@ def _paired_effects(ctx: Context, comparisons) -> list[pd.DataFrame]:
         members = sorted({baseline, name})
         for member in members:
             if member not in summaries:
-                summaries[member] = hand_summary(frames.frame(member, PAIRED_COLUMNS),
+                # (the frame every later pass reads: their analyses are computed on it now)
+                frame = frames.frame(member)
+                ctx.take_frame("hands", member, frame)
+                summaries[member] = hand_summary(frame[list(PAIRED_COLUMNS)],
                                                  deals=frames.deals(member))
+                del frame
         joined = join_summaries([summaries[member] for member in members], members)
         results[(baseline, name)] = paired_from_summary(joined, baseline)
         for member in members:
