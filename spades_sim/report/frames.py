@@ -68,7 +68,7 @@ class ConfigFrames:
                 self.parts.setdefault(name, []).append(_narrow(block.select(keep)))
                 features = {feature: [] for feature in FEATURES}
                 for column in cards:
-                    found = hand_features(block.column(column).to_numpy())
+                    found = hand_features(block.column(column).to_numpy(), FEATURES)
                     for feature in FEATURES:
                         features[feature].append(found[feature].astype(np.int8))
                 self.features.setdefault(name, []).append(

@@ -41,7 +41,7 @@ import pyarrow as pa
 from ..core.errors import RunError
 from ..core.features import FEATURE_TYPES
 from ..core.par import tidy_types
-from .frames import feature_columns, hand_features
+from .frames import HAND_FEATURES, feature_columns, hand_features
 
 #: Columns of one row per hand, with their tidy types.
 HAND_TYPES = {"config": "category", "duplicate": "bool", "chunk": "int32", "hand_id": "int64",
@@ -63,7 +63,7 @@ PAR_SIDE_TYPES = {"par_tricks": "int8"}
 #: home seats) and ``chunk`` from the row's id (``hand_id``, or ``game_id`` in a games run) over the
 #: chunk size; a run without duplicate copies does not write ``duplicate`` either (false).
 FROM_RUN = ("rules", "strategy", "chunk")
-FEATURES = ("spades", "high_cards", "hcp", "voids", "singletons", "longest")
+FEATURES = HAND_FEATURES
 #: Which stored columns (by name before the ``_S``/``_K``) each derived tidy column needs.
 DERIVED_NEEDS = {"seat": (), "side": (), "nil": ("bid", "blind"),
                  "side_contract": ("bid", "blind"), "side_taken": ("bid", "blind", "tricks"),
