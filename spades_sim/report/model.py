@@ -32,7 +32,7 @@ from .formatting import (
     is_answer,
     leading_names,
 )
-from .frames import ConfigFrames, combine
+from .frames import ConfigFrames, combine, give_back_memory
 from .headline import Finding
 
 MANY_LINES = 12  # a line plot of this many lines or more is drawn one panel per configuration
@@ -144,6 +144,7 @@ class Context:
             # asks: memory before speed)
             self._split.pop(mode, None)
             columns = [c for c in tidy_columns(self.has_par(mode)) if c not in UNUSED_COLUMNS]
+            give_back_memory()  # (what the sections before freed: not under this frame too)
             frame = load_run(self.results / mode, columns=columns)
             if not len(frame):  # every chunk file corrupt or unfinished
                 raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
@@ -165,6 +166,7 @@ class Context:
             # (the nil bidders' cards for the facts section's nil success by cards held)
             self._split[mode] = ConfigFrames(self.results / mode,
                                              nil_cards="facts" in self.experiment.analyses)
+            give_back_memory()  # (the chunk files' tables read)
             if not self._split[mode].parts:
                 raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
                                f"again to play them")

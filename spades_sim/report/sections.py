@@ -60,6 +60,7 @@ from ..experiment.counterfactual import is_number_line
 from ..run import read_meta
 from .examples import add_example_hands, example_picks
 from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
+from .frames import give_back_memory
 from .model import Context, Section, section
 
 # -- the sections ---------------------------------------------------------------------------------
@@ -265,6 +266,8 @@ def _paired_effects(ctx: Context, comparisons) -> list[pd.DataFrame]:
             if not uses[member]:
                 del summaries[member]
     frames.drop_deals()  # (read here only)
+    del summaries
+    give_back_memory()  # (the frames and summaries of every configuration, freed)
     tables = []
     for names, baseline in comparisons:  # (the baseline is not compared with itself)
         order = sorted(names)
