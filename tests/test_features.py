@@ -262,3 +262,21 @@ def test_an_experiment_with_a_deal_filter(tmp_path, capsys):
     assert (frame.loc[frame["seat"] == 1, "seat_kings"] >= 2).all()
     page = (tmp_path / "reports" / "f" / "index.html").read_text()
     assert "deal filter" in page and "seat1.kings &gt;= 2" in page
+
+
+def test_hand_features_of_some_names_are_those_of_all():
+    """``run.frames.hand_features(masks, names)`` counts only ``names``, each the very array
+    the call without names gives (jokers deck bits included)."""
+    from spades_sim.run.frames import HAND_FEATURES
+    from spades_sim.run.frames import hand_features as features_of
+
+    masks = np.random.default_rng(3).integers(0, 2**54, 5000, dtype=np.int64)
+    every = features_of(masks)
+    assert tuple(every) == HAND_FEATURES
+    for names in [("spades", "high_cards"), ("spades",), ("longest", "spades"), ("hcp",),
+                  ("voids", "singletons")]:
+        some = features_of(masks, names)
+        assert set(some) == set(names)
+        for name, values in some.items():
+            assert values.dtype == every[name].dtype
+            np.testing.assert_array_equal(values, every[name])

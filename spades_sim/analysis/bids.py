@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
-from .groups import first_rows
+from .groups import first_rows, seat_grid
 from .metrics import (
     FEATURES,
     SIDE_HAND,
@@ -86,7 +86,8 @@ def bid_accuracy(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFrame:
     by = list(by)
     what = "bid_accuracy"
     require_columns(df, [*SIDE_HAND, "tricks", "side_contract", "side_taken"], what)
-    overtricks, bags_added = side_bags(df)  # over every row: failed nils' tricks included
+    grid = seat_grid(df)  # (one configuration's hands in a row: side-hands by position)
+    overtricks, bags_added = side_bags(df, grid)  # over every row: failed nils' tricks included
     bids = _number_bids(df, by, ["bid", "tricks", *SIDE_HAND, "side_contract", "side_taken"],
                         what)
     number = ~df["nil"].to_numpy(dtype=bool)  # (the rows _number_bids keeps, in order)
@@ -103,7 +104,9 @@ def bid_accuracy(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFrame:
         add_rate(seat, f"{name}_rate", name, "n")
 
     # Side-hands: one row per side-hand and group (bidders of one group on one side count once).
-    sides = first_rows(bids, list(dict.fromkeys([*SIDE_HAND, *by])))
+    first = None if grid is None else _first_side_rows(df, number, by, grid)
+    sides = (first_rows(bids, list(dict.fromkeys([*SIDE_HAND, *by]))) if first is None
+             else bids.iloc[first])
     contract = sides["side_contract"].to_numpy(dtype=np.int64)
     taken = sides["side_taken"].to_numpy(dtype=np.int64)
     side_work = sides[by].copy()
@@ -125,6 +128,39 @@ def bid_accuracy(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFrame:
     # The same rows, grouped and sorted alike: the groups line up.
     side = side.drop(columns=by).set_index(seat.index)
     return pd.concat([seat, side], axis=1)
+
+
+def _first_side_rows(df: pd.DataFrame, number: np.ndarray, by, grid) -> np.ndarray | None:
+    """The positions among the number bids (``df``'s rows where ``number``) of the first bid
+    of each side-hand and group of ``by`` (``first_rows`` of them), by position in ``df``, one
+    configuration's hands in a row (``grid``: ``groups.seat_grid(df)``); None where a key of
+    ``by`` is not a categorical or an integer (then ``first_rows`` groups them)."""
+    players, sides = grid
+    values = []
+    for key in by:
+        if key in SIDE_HAND:  # (one value a hand, but the side: compared below)
+            continue
+        column = df[key]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            found = column.cat.codes.to_numpy()
+            if len(found) and found.min() < 0:
+                return None
+        elif isinstance(column.dtype, np.dtype) and column.dtype.kind in "iub":
+            found = column.to_numpy()
+        else:
+            return None
+        values.append(found.reshape(-1, players))
+    bidding = number.reshape(-1, players)
+    first = bidding.copy()
+    for seat in range(players):  # a bid is first unless an earlier seat of its group bid
+        for earlier in range(seat):
+            if sides[earlier] != sides[seat]:
+                continue
+            same = bidding[:, earlier].copy()
+            for found in values:
+                same &= found[:, earlier] == found[:, seat]
+            first[:, seat] &= ~same
+    return (np.cumsum(number) - 1)[np.flatnonzero(first.reshape(-1))]
 
 
 def tricks_minus_bid(df: pd.DataFrame, by=("config", "strategy")) -> pd.DataFrame:

@@ -52,11 +52,11 @@ def deals_from_rows(hands: pd.DataFrame) -> pd.DataFrame:
 
 def identical_deals(deals: pd.DataFrame, baseline: str, configs) -> dict:
     """Configuration -> (hands dealt exactly the baseline's cards, hands paired)."""
-    config = text_values(deals["config"])
-    base = deals.loc[config == baseline, ["hand_id", "deal"]]
+    rows = _rows_of(deals["config"])
+    base = deals.loc[rows(baseline), ["hand_id", "deal"]]
     found = {}
     for name in configs:
-        mine = deals.loc[config == name, ["hand_id", "deal"]]
+        mine = deals.loc[rows(name), ["hand_id", "deal"]]
         if np.array_equal(mine["hand_id"].to_numpy(), base["hand_id"].to_numpy()):
             # the same hands in the same order (the configurations of one run): no join
             same = mine["deal"].to_numpy() == base["deal"].to_numpy()
@@ -65,3 +65,18 @@ def identical_deals(deals: pd.DataFrame, baseline: str, configs) -> dict:
         joined = mine.merge(base, on="hand_id", suffixes=("", "_baseline"))
         found[name] = (int((joined["deal"] == joined["deal_baseline"]).sum()), len(joined))
     return found
+
+
+def _rows_of(config: pd.Series):
+    """``rows(name)``: whether each row of the ``config`` column is ``name`` (its text), from
+    a categorical's codes where it has no missing value (one text per category, not per row)."""
+    if isinstance(config.dtype, pd.CategoricalDtype):
+        codes = config.cat.codes.to_numpy()
+        if not len(codes) or codes.min() >= 0:
+            names = [str(c) for c in config.cat.categories]
+
+            def rows(name):
+                return np.isin(codes, [code for code, text in enumerate(names) if text == name])
+            return rows
+    text = text_values(config)
+    return lambda name: text == name

@@ -189,7 +189,7 @@ def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=(), deals=None) ->
     hands = df if first.all() else df.loc[first]  # (no copy of a frame of first plays only)
     seats = hands.groupby("config", observed=True)["seat"].max()
     work = hands[["config", "hand_id", *by]].copy()
-    if isinstance(work["config"].dtype, pd.CategoricalDtype):
+    if isinstance(work["config"].dtype, pd.CategoricalDtype) and not _all_used(work["config"]):
         work["config"] = work["config"].cat.remove_unused_categories()
     grid = None if by else _seat_grid(hands)
     if grid is None:
@@ -212,13 +212,23 @@ def hand_summary(df: pd.DataFrame, metrics=tuple(METRICS), by=(), deals=None) ->
             units[name] = (first_rows(found, ["config", *keys]) if grid is None
                            else found.iloc[_grid_first_rows(grid, BINARY[name], len(found))])
     if deals is not None:
-        deals = pd.DataFrame({"config": pd.Categorical(
-            [str(seats.index[0])] * len(deals), categories=[str(seats.index[0])]),
+        deals = pd.DataFrame({"config": pd.Categorical.from_codes(  # (codes: no text per row)
+            np.zeros(len(deals), dtype=np.int8), categories=[str(seats.index[0])]),
             "hand_id": np.asarray(deals["hand_id"], dtype=np.int64),
             "deal": np.asarray(deals["deal"], dtype=np.int64)}) if len(seats) == 1 else None
     elif "cards" in hands.columns:
         deals = deals_from_rows(hands)
     return HandSummary(tuple(metrics), tuple(by), seats, per_hand, units, deals)
+
+
+def _all_used(column: pd.Series) -> bool:
+    """Whether every category of the categorical ``column`` occurs in it (then
+    ``remove_unused_categories`` would change nothing): a count of the codes, not pandas'
+    hashing of a million of them."""
+    codes = column.cat.codes.to_numpy()
+    size = len(column.cat.categories)
+    return bool(len(codes)) and codes.min() >= 0 and bool(
+        np.bincount(codes, minlength=size).all())
 
 
 def _seat_grid(hands: pd.DataFrame) -> tuple[int, np.ndarray] | None:

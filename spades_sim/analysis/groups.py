@@ -85,6 +85,47 @@ def group_codes(frame: pd.DataFrame, keys) -> tuple[np.ndarray, int] | None:
     return codes.astype(np.int64).reshape(-1), len(uniques)
 
 
+def seat_grid(frame: pd.DataFrame) -> tuple[int, np.ndarray] | None:
+    """``(players, sides)`` where the rows of ``frame`` are one configuration's hands one
+    after the other, each as ``players`` rows (seats 0 to ``players - 1`` in order; ``sides``:
+    their sides, alike in every hand), the hand ids rising and each hand of one ``duplicate``
+    and ``game_id`` (the tidy frame of one configuration's independent hands); else None.
+    Then a side-hand (``config, duplicate, game_id, hand_id, side``) is the rows of one side
+    among one hand's ``players`` rows, and its group numbers need no sort.
+
+    >>> frame = pd.DataFrame({"config": pd.Categorical(["c"] * 4), "duplicate": False,
+    ...     "game_id": -1, "hand_id": [5, 5, 7, 7], "seat": [0, 1, 0, 1], "side": [0, 1, 0, 1]})
+    >>> players, sides = seat_grid(frame)
+    >>> players, sides.tolist()
+    (2, [0, 1])
+    """
+    keys = ("config", "duplicate", "game_id", "hand_id", "seat", "side")
+    if not len(frame) or any(key not in frame.columns for key in keys):
+        return None
+    config = frame["config"]
+    if not isinstance(config.dtype, pd.CategoricalDtype):
+        return None
+    codes = config.cat.codes.to_numpy()
+    if codes[0] < 0 or (codes != codes[0]).any():
+        return None
+    seat = frame["seat"].to_numpy()
+    if not pd.api.types.is_integer_dtype(seat.dtype) or seat.min() < 0:
+        return None
+    players = int(seat.max()) + 1
+    if len(seat) % players or not (seat.reshape(-1, players) == np.arange(players)).all():
+        return None
+    ids = frame["hand_id"].to_numpy().reshape(-1, players)
+    sides = frame["side"].to_numpy().reshape(-1, players)
+    if not ((ids == ids[:, :1]).all() and (np.diff(ids[:, 0]) > 0).all()
+            and (sides == sides[:1]).all()):
+        return None
+    for key in ("duplicate", "game_id"):
+        values = frame[key].to_numpy().reshape(-1, players)
+        if not (values == values[:, :1]).all():
+            return None
+    return players, sides[0].astype(np.int64)
+
+
 def text_values(column: pd.Series) -> np.ndarray:
     """``column.astype(str).to_numpy()``: the column as an object array of text, taken from
     the categories of a categorical column (one text per category, not per row: converting

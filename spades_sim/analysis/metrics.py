@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.errors import AnalysisError
-from .groups import first_positions, group_codes, group_sums
+from .groups import first_positions, group_codes, group_sums, seat_grid
 
 #: The two-sided 95% normal quantile (``scipy.stats.norm.ppf(0.975)``).
 Z95 = 1.959963984540054
@@ -299,7 +299,7 @@ def require_columns(frame, columns, what: str) -> None:
         raise AnalysisError(f"{what}: the frame lacks column(s) {', '.join(missing)}")
 
 
-def side_bags(frame) -> tuple[np.ndarray, np.ndarray]:
+def side_bags(frame, grid=False) -> tuple[np.ndarray, np.ndarray]:
     """Per row of a tidy frame, the row's side's ``(overtricks, bags_added)`` in its hand.
 
     ``overtricks``: the tricks counting toward the side's contract beyond it,
@@ -310,6 +310,8 @@ def side_bags(frame) -> tuple[np.ndarray, np.ndarray]:
     the rule's choice (failed-nil tricks are in it only under ``count_toward_bid``), so the
     failed-nil bags are the side's tricks minus ``side_taken``: no rules needed. Before any bag
     penalty, ``bags_after = bags_before + bags_added``.
+    ``grid``: :func:`~spades_sim.analysis.groups.seat_grid` of ``frame`` where the caller has
+    it (False: found here).
 
     Examples
     --------
@@ -328,7 +330,17 @@ def side_bags(frame) -> tuple[np.ndarray, np.ndarray]:
     overtricks = np.maximum(taken - contract, 0)
     if not len(frame):
         return overtricks, overtricks.copy()
-    tricks = group_sums(frame, SIDE_HAND, "tricks")
+    grid = seat_grid(frame) if grid is False else grid
+    if grid is not None:  # (each hand's rows in a row: the sides' totals by position)
+        players, sides = grid
+        seats = frame["tricks"].to_numpy(dtype=np.int64).reshape(-1, players)
+        totals = np.zeros_like(seats)
+        for side in np.unique(sides):
+            mine = sides == side
+            totals[:, mine] = seats[:, mine].sum(axis=1, keepdims=True)
+        tricks = totals.reshape(-1)
+    else:
+        tricks = group_sums(frame, SIDE_HAND, "tricks")
     if tricks is None:
         tricks = frame.groupby(list(SIDE_HAND), observed=True, sort=False)["tricks"].transform(
             "sum").to_numpy(dtype=np.int64)

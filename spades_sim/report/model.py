@@ -4,49 +4,37 @@ and the build context that loads the runs' frames once and writes files into the
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")  # files only, no display: selected before pyplot is imported
-
-import os  # noqa: E402
-import pickle  # noqa: E402
-import re  # noqa: E402
-import textwrap  # noqa: E402
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure as MplFigure  # noqa: E402
-
-from ..analysis.plots import PALETTE, place_legends_under, under_x_axis  # noqa: E402
-from ..core.errors import RunError  # noqa: E402
-from ..core.par import tidy_columns  # noqa: E402
-from ..evaluate import load_tournament  # noqa: E402
-from ..experiment import Experiment  # noqa: E402
-from ..experiment.counterfactual import is_number_line, number_pairs  # noqa: E402
-from ..run import load_run, read_meta  # noqa: E402
-from .formatting import (  # noqa: E402
+from ..core.errors import RunError
+from ..core.par import tidy_columns
+from ..evaluate import load_tournament
+from ..experiment import Experiment
+from ..experiment.counterfactual import is_number_line, number_pairs
+from ..run import load_run, read_meta
+from .draw import (  # noqa: F401  (FACET_*, render_figure: the figures' contract, read here too)
+    FACET_COLUMNS,
+    FACET_OVER,
+    FIGURE_FORMAT,
+    FIGURE_SIZE,
+    draw_figure,
+    render_figure,
+)
+from .formatting import (
     FEW_CASES,
     display_table,
     few_cases,
     is_answer,
     leading_names,
 )
-from .frames import ConfigFrames, combine  # noqa: E402
-from .headline import Finding  # noqa: E402
+from .frames import ConfigFrames, combine, give_back_memory
+from .headline import Finding
 
-FIGURE_FORMAT = "svg"  # vector figures: sharp at any screen resolution and zoom
-FIGURE_DPI = 72  # SVG user units per inch: a figure's size in the page is its size in points
-FIGURE_SIZE = (7.5, 4.2)
-FIGURE_WIDTH_MAX = 10.5  # inches: facets wrap to rows instead of widening the figure
-# The same data give byte-identical SVG files: fixed ids (salt), no date or software version;
-# text drawn as paths (the look does not depend on the fonts of the reader's machine).
-FIGURE_STYLE = {"svg.hashsalt": "spades-sim", "svg.fonttype": "path"}
-FIGURE_METADATA = {"Date": None, "Creator": None}
-FACET_OVER = 3  # figures with more groups than this are drawn one panel per group
-FACET_COLUMNS = 3  # panels per row at most
 MANY_LINES = 12  # a line plot of this many lines or more is drawn one panel per configuration
 LONG_TABLE = 30  # tables with more rows are folded (<details>) in the page
 # Columns no section reads: left on disk (a 400,000-hand run of 8 configurations is 12 M rows).
@@ -133,6 +121,7 @@ class Context:
         self._split: dict = {}
         self._planned: dict = {}  # mode -> {key: function}: see plan
         self._computed: dict = {}  # (mode, key) -> table, computed ahead of its section
+        self._taken: dict = {}  # mode -> {configuration: {key: table}}: see take_frame
         #: An executor (``concurrent.futures``) that draws the figures in other processes
         #: while the analyses go on (``build_report`` sets it); None: drawn here, in turn.
         self.drawing = None
@@ -157,6 +146,7 @@ class Context:
             # asks: memory before speed)
             self._split.pop(mode, None)
             columns = [c for c in tidy_columns(self.has_par(mode)) if c not in UNUSED_COLUMNS]
+            give_back_memory()  # (what the sections before freed: not under this frame too)
             frame = load_run(self.results / mode, columns=columns)
             if not len(frame):  # every chunk file corrupt or unfinished
                 raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
@@ -178,6 +168,7 @@ class Context:
             # (the nil bidders' cards for the facts section's nil success by cards held)
             self._split[mode] = ConfigFrames(self.results / mode,
                                              nil_cards="facts" in self.experiment.analyses)
+            give_back_memory()  # (the chunk files' tables read)
             if not self._split[mode].parts:
                 raise RunError(f"{self.results / mode}: no finished chunk; run the experiment "
                                f"again to play them")
@@ -201,15 +192,34 @@ class Context:
         for name in frames.names():
             if name not in wanted or (names is None and is_number_line(name)):
                 continue
-            frame = frames.frame(name)
+            done = self._taken.get(mode, {}).pop(name, {}) if names is None else {}
+            frame = None
             for key, function in [*analyses.items(), *ahead.items()]:
-                table = function(frame)
+                if key in done:
+                    table = done[key]
+                else:
+                    if frame is None:
+                        frame = frames.frame(name)
+                    table = function(frame)
                 if table is not None:  # (None: nothing for this configuration)
                     results[key].append(table)
             del frame
         for key in ahead:  # (kept for the section that planned them)
             self._computed[(mode, key)] = combine(results.pop(key))
         return {key: combine(tables) for key, tables in results.items()}
+
+    def take_frame(self, mode: str, name: str, frame: pd.DataFrame) -> None:
+        """Compute the planned analyses (:meth:`plan`) of configuration ``name`` on ``frame``,
+        its tidy frame as :meth:`per_config` builds it (``config_frames(mode).frame(name)``),
+        which a section built for its own use: the pass over every configuration then takes
+        them instead of building that frame again."""
+        if is_number_line(name):
+            return
+        planned = {key: function for key, function in self._planned.get(mode, {}).items()
+                   if (mode, key) not in self._computed}
+        if planned:
+            self._taken.setdefault(mode, {})[name] = {key: function(frame)
+                                                      for key, function in planned.items()}
 
     def plan(self, mode: str, analyses: dict) -> None:
         """Have the next :meth:`per_config` pass over every configuration of ``mode`` compute
@@ -329,8 +339,8 @@ class Context:
         name = f"{section.name}-{slug}.{FIGURE_FORMAT}"
         table = self.ordered(table)
         if self.drawing is not None and _picklable(plot):  # drawn beside the analyses
-            self.drawn.append(self.drawing.submit(draw_figure, self.out / name, title, plot,
-                                                  table, size, facet))
+            arguments = (self.out / name, title, plot, table, size, facet)
+            self.drawn.append((self.drawing.submit(draw_figure, *arguments), arguments))
         else:
             draw_figure(self.out / name, title, plot, table, size, facet)
         self.files.append(name)
@@ -338,10 +348,17 @@ class Context:
 
     def finish_figures(self) -> None:
         """Wait for the figures drawn in other processes (:attr:`drawing`); the first one that
-        failed raises its error here."""
+        failed raises its error here. The figures no process has started yet are drawn here,
+        the last first, while the others finish theirs: the sections end with a batch of
+        figures (the games' win probabilities), and this process has nothing else to do (the
+        same arguments give the same bytes in any process)."""
         drawn, self.drawn = self.drawn, []
-        for future in drawn:
-            future.result()
+        for future, arguments in reversed(drawn):
+            if future.cancel():  # (not yet handed to a process)
+                draw_figure(*arguments)
+        for future, _ in drawn:
+            if not future.cancelled():
+                future.result()
 
     def _claim_title(self, section: Section, title: str) -> None:
         """Refuse a figure title that another figure of the report has, or that only repeats
@@ -388,98 +405,3 @@ def _picklable(plot) -> bool:
     except Exception:  # a closure, a lambda: drawn here
         return False
     return True
-
-
-def draw_figure(path: Path, title: str, plot, table: pd.DataFrame, size=FIGURE_SIZE,
-                facet: str | None = None) -> None:
-    """Draw ``plot(table, ax=ax)`` into the SVG file ``path`` as :meth:`Context.figure`
-    describes (``table`` already in the configuration order); the same arguments give the
-    same bytes in any process."""
-    fig = render_figure(title, plot, table, size, facet)
-    with matplotlib.rc_context(FIGURE_STYLE):
-        fig.savefig(path, format=FIGURE_FORMAT, dpi=FIGURE_DPI, metadata=FIGURE_METADATA)
-
-
-def render_figure(title: str, plot, table: pd.DataFrame, size=FIGURE_SIZE,
-                  facet: str | None = None) -> MplFigure:
-    """The figure :func:`draw_figure` saves (panels, legend, title), not yet written."""
-    values = list(dict.fromkeys(table[facet].astype(str))) if facet else []
-    if len(values) <= FACET_OVER:
-        values = []
-    columns = min(FACET_COLUMNS, len(values)) or 1
-    rows = -(-len(values) // columns) or 1
-    if values:
-        size = (min(FIGURE_WIDTH_MAX, 3.4 * columns + 0.6), 2.7 * rows + 1.2)
-    fig = MplFigure(figsize=size, layout="constrained")
-    axes = fig.subplots(rows, columns, squeeze=False, sharex=True, sharey=True)
-    for ax in axes.flat:
-        ax.set_prop_cycle(color=list(PALETTE))
-    if values:
-        for ax, value in zip(axes.flat, values):
-            part = table[table[facet].astype(str) == value]
-            plot(part.drop(columns=facet).reset_index(drop=True), ax=ax)
-            note = _interval_note(ax.get_title())
-            ax.set_title(textwrap.fill(value, 30), fontsize="medium")
-        for index, ax in enumerate(axes.flat):
-            if index >= len(values):
-                ax.set_visible(False)
-            elif index + columns < len(values):  # a panel below shows the x axis
-                ax.tick_params(axis="x", labelbottom=False)
-                ax.set_xlabel("")
-            if index % columns:
-                ax.tick_params(axis="y", labelleft=False)
-                ax.set_ylabel("")
-        _facet_legend(fig, list(axes.flat)[:len(values)], values)
-    else:
-        ax = axes[0, 0]
-        plot(table, ax=ax)
-        note = _interval_note(ax.get_title())
-        ax.set_title("")
-        place_legends_under(fig)
-    # the figure's title, centred on it (not on the axes) and wrapped to its width
-    fig.suptitle(textwrap.fill(f"{title} {note}".strip(), int(size[0] * 11)))
-    return fig
-
-
-def _interval_note(title: str) -> str:
-    """The plot's note on its intervals, the parenthesis ending its title ("(95% ...)")."""
-    found = re.search(r"\(95%[^()]*\)$", title or "")
-    return found.group(0) if found else ""
-
-
-def _facet_legend(fig, axes, values) -> None:
-    """One legend below the panels when every panel shows the same series, once the part of
-    the labels that all series of a panel share ("heuristic: bid", "heuristic: tricks") moved
-    to its title; else each panel keeps a legend of its own, below it. Never over the data."""
-    found = [ax.get_legend_handles_labels() for ax in axes]
-    shown = []
-    for ax, value, (_, labels) in zip(axes, values, found):
-        if ax.get_legend() is not None:
-            ax.get_legend().remove()
-        shared = _shared_part(labels)
-        shown.append(tuple(label[len(shared):] for label in labels))
-        shared = shared.rstrip(" :/")
-        if shared and shared != value:
-            ax.set_title(textwrap.fill(f"{value}: {shared}", 30), fontsize="medium")
-    if not any(len(labels) > 1 for labels in shown):
-        return
-    if len(set(shown)) == 1:
-        fig.legend(found[0][0], shown[0], loc="outside lower center",
-                   ncols=min(4, len(shown[0])), fontsize="small", frameon=False)
-        return
-    # Each panel's own legend goes under its x axis: under the tick labels and axis label
-    # where the panel shows them (measured once the layout is done), else just under the axes.
-    for ax, (handles, _), labels in zip(axes, found, shown):
-        if len(labels) > 1:
-            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0),
-                      bbox_transform=under_x_axis(ax), ncols=2, fontsize="small",
-                      frameon=False)
-
-
-def _shared_part(labels) -> str:
-    """The start that all of several labels share, up to a separator (": " or " / ")."""
-    if len(labels) < 2:
-        return ""
-    prefix = os.path.commonprefix(list(labels))
-    cut = max(prefix.rfind(": ") + 2, prefix.rfind(" / ") + 3, 0)
-    return prefix[:cut] if cut > 1 else ""

@@ -40,6 +40,7 @@ from ..experiment import (
 )
 from ..run import read_meta, run_status
 from . import sections  # noqa: F401  (registers the section builders)
+from .draw import ready
 from .formatting import shared_deals
 from .headline import (
     ADJUSTMENT,
@@ -269,15 +270,10 @@ def _figure_processes():
         pool = ProcessPoolExecutor(max_workers=workers,
                                    mp_context=multiprocessing.get_context("spawn"))
         for _ in range(workers):
-            pool.submit(_ready)
+            pool.submit(ready)
     except (OSError, NotImplementedError, ImportError):
         return None
     return pool
-
-
-def _ready() -> None:
-    """Nothing: a worker's first task, so that it starts (and imports what draws figures)
-    before the first figure."""
 
 
 def _analyses(saved: Results) -> list[str]:

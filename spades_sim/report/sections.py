@@ -60,6 +60,7 @@ from ..experiment.counterfactual import is_number_line
 from ..run import read_meta
 from .examples import add_example_hands, example_picks
 from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
+from .frames import give_back_memory
 from .ladder import ladder_splits, ladder_wins
 from .model import Context, Section, section
 
@@ -253,8 +254,12 @@ def _paired_effects(ctx: Context, comparisons) -> list[pd.DataFrame]:
         members = sorted({baseline, name})
         for member in members:
             if member not in summaries:
-                summaries[member] = hand_summary(frames.frame(member, PAIRED_COLUMNS),
+                # (the frame every later pass reads: their analyses are computed on it now)
+                frame = frames.frame(member)
+                ctx.take_frame("hands", member, frame)
+                summaries[member] = hand_summary(frame[list(PAIRED_COLUMNS)],
                                                  deals=frames.deals(member))
+                del frame
         joined = join_summaries([summaries[member] for member in members], members)
         results[(baseline, name)] = paired_from_summary(joined, baseline)
         for member in members:
@@ -262,6 +267,8 @@ def _paired_effects(ctx: Context, comparisons) -> list[pd.DataFrame]:
             if not uses[member]:
                 del summaries[member]
     frames.drop_deals()  # (read here only)
+    del summaries
+    give_back_memory()  # (the frames and summaries of every configuration, freed)
     tables = []
     for names, baseline in comparisons:  # (the baseline is not compared with itself)
         order = sorted(names)

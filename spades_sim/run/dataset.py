@@ -60,7 +60,7 @@ from .folder import (
     legacy_chunk_path,
     short_reason,
 )
-from .layout import stored_schema, tidy_from_stored, write_parquet
+from .layout import needed_columns, stored_schema, tidy_from_stored, write_parquet
 from .locks import Writer, file_lock, live_writers, started_text, writer_alive
 from .memory import play_chunk_stored
 from .provenance import (
@@ -351,13 +351,14 @@ CHECK_RETRIES = 3
 
 
 def checked_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk: int,
-                  keep: bool = False):
-    """:func:`~.provenance.check_chunk`, looked at again when the file does not check but it
-    or meta.json changed while it was read (a writer placing that chunk meanwhile): a run
-    being written is never refused for a chunk its writer has just finished."""
+                  keep: bool = False, columns=None):
+    """:func:`~.provenance.check_chunk` (``columns``: only those of a kept table), looked at
+    again when the file does not check but it or meta.json changed while it was read (a writer
+    placing that chunk meanwhile): a run being written is never refused for a chunk its writer
+    has just finished."""
     for _ in range(CHECK_RETRIES):
         before = _file_stamp(out, chunk)
-        check = check_chunk(out, spec, run_hash, listing, chunk, keep=keep)
+        check = check_chunk(out, spec, run_hash, listing, chunk, keep=keep, columns=columns)
         if check.state in ("done", "missing"):
             return check
         changed = _file_stamp(out, chunk) != before
@@ -507,24 +508,45 @@ def load_run(out, columns=None) -> pd.DataFrame:
                 played = " (the cards column needs a run played with --cards)"
             raise RunError(f"{out}: no column {unknown[0]!r} in this run; its columns are "
                            f"{', '.join(types)}{played}")
-    tables = [table for _, table in stored_chunks(out, meta, spec, stamp)]
-    table = pa.concat_tables(tables) if tables else stored_schema(spec.stored_types).empty_table()
-    return chunk_frame(spec, table, columns)
+    # (only the stored columns those columns are built from: the others are not decoded)
+    stored = None if columns is None else needed_columns(columns, spec.stored_types,
+                                                         spec.games_mode)
+    tables = [table for _, table in stored_chunks(out, meta, spec, stamp, columns=stored)]
+    if not tables:
+        schema = stored_schema(spec.stored_types)
+        table = schema.empty_table() if stored is None else schema.empty_table().select(
+            [name for name in schema.names if name in set(stored)])
+    else:
+        table = pa.concat_tables(tables)
+    del tables
+    frame = chunk_frame(spec, table, columns)
+    del table
+    # Arrow's allocator keeps what it freed (the chunks read) for reuse; give it back, or the
+    # reader's memory holds every chunk read beside the frame.
+    pa.default_memory_pool().release_unused()
+    return frame
 
 
-def stored_chunks(out, meta: dict | None = None, spec: RunSpec | None = None, stamp=None):
+def stored_chunks(out, meta: dict | None = None, spec: RunSpec | None = None, stamp=None,
+                  columns=None):
     """The run's finished chunks one at a time, as ``(chunk, table)`` (the stored rows,
     ``run/layout.py``), checked as :func:`load_run` checks them (a foreign file is a
     ``RunError``, an unreadable one skipped with a warning, a whole chunk of a larger size cut
     to this size's units): a reader that needs only one chunk in memory at a time. ``meta``,
-    ``spec`` and ``stamp``: those :func:`open_run_stamped` gave, if the caller has them."""
+    ``spec`` and ``stamp``: those :func:`open_run_stamped` gave, if the caller has them;
+    ``columns``: only these stored columns (and ``config`` and the row ids), in the stored
+    order; the others are not decoded."""
     out = Path(out)
     if meta is None or spec is None:
         meta, stamp, spec = open_run_stamped(out)
     listing = Listing(out, meta, stamp)
     run_hash = meta["identity_sha256"]
+    ids = "game_id" if spec.games_mode else "hand_id"
+    if columns is not None:
+        wanted = {*columns, "config", ids}
+        columns = [name for name in spec.stored_types if name in wanted]
     for chunk in range(spec.n_chunks):
-        check = checked_chunk(out, spec, run_hash, listing, chunk, keep=True)
+        check = checked_chunk(out, spec, run_hash, listing, chunk, keep=True, columns=columns)
         if check.state in ("missing", "short"):
             continue
         path = find_chunk(out, chunk) or chunk_path(out, chunk)
@@ -537,8 +559,8 @@ def stored_chunks(out, meta: dict | None = None, spec: RunSpec | None = None, st
         table = check.table
         first, count = spec.chunk_range(chunk)
         if check.units > count:  # the whole chunk of a larger size: its first units only
-            ids = table.column("game_id" if spec.games_mode else "hand_id")
-            table = table.filter(pc.less(ids, pa.scalar(first + count, ids.type)))
+            found = table.column(ids)
+            table = table.filter(pc.less(found, pa.scalar(first + count, found.type)))
         yield chunk, table.replace_schema_metadata(None)
 
 

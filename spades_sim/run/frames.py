@@ -14,30 +14,51 @@ from ..core.par import tidy_columns
 
 _SUIT_LOW13 = 0x1FFF
 _HONOUR_RANKS = {"aces": 12, "kings": 11, "queens": 10, "jacks": 9}
+#: The features :func:`hand_features` counts, in its order.
+HAND_FEATURES = ("spades", "high_cards", "hcp", "voids", "singletons", "longest")
 
 
-def hand_features(masks: np.ndarray) -> dict[str, np.ndarray]:
+def hand_features(masks: np.ndarray, names=None) -> dict[str, np.ndarray]:
     """Features of dealt hands (int64 bitboards, any shape): ``spades`` (trumps, jokers
     included), ``high_cards`` (aces, kings and queens), ``hcp`` (4/3/2/1 for A/K/Q/J, a joker
-    counts as an ace), ``voids`` and ``singletons`` among the four suits, ``longest`` suit."""
+    counts as an ace), ``voids`` and ``singletons`` among the four suits, ``longest`` suit;
+    only ``names`` of them when given (the others are not counted)."""
     masks = np.asarray(masks, dtype=np.int64)
-    lengths = np.stack(
-        [np.bitwise_count((masks >> (13 * suit)) & _SUIT_LOW13) for suit in range(3)]
-        + [np.bitwise_count((masks >> 39) & 0x7FFF)]
-    ).astype(np.int64)
-    column = 1 | (1 << 13) | (1 << 26) | (1 << 39)
-    counts = {name: np.bitwise_count(masks & (column << rank)).astype(np.int64)
-              for name, rank in _HONOUR_RANKS.items()}
-    jokers = np.bitwise_count((masks >> 52) & 3).astype(np.int64)
-    return {
-        "spades": lengths[3],
-        "high_cards": counts["aces"] + counts["kings"] + counts["queens"] + jokers,
-        "hcp": 4 * (counts["aces"] + jokers) + 3 * counts["kings"] + 2 * counts["queens"]
-        + counts["jacks"],
-        "voids": (lengths == 0).sum(axis=0),
-        "singletons": (lengths == 1).sum(axis=0),
-        "longest": lengths.max(axis=0),
+    wanted = set(HAND_FEATURES if names is None else names)
+    found = {}
+
+    def lengths():
+        if "lengths" not in found:
+            found["lengths"] = np.stack(
+                [np.bitwise_count((masks >> (13 * suit)) & _SUIT_LOW13) for suit in range(3)]
+                + [np.bitwise_count((masks >> 39) & 0x7FFF)]
+            ).astype(np.int64)
+        return found["lengths"]
+
+    def count(name):  # the cards of one honour rank, a joker apart
+        if name not in found:
+            column = 1 | (1 << 13) | (1 << 26) | (1 << 39)
+            found[name] = np.bitwise_count(masks & (column << _HONOUR_RANKS[name])).astype(
+                np.int64)
+        return found[name]
+
+    def jokers():
+        if "jokers" not in found:
+            found["jokers"] = np.bitwise_count((masks >> 52) & 3).astype(np.int64)
+        return found["jokers"]
+
+    features = {
+        # (the spade length alone where the suits' lengths are not wanted otherwise)
+        "spades": lambda: (lengths()[3] if wanted & {"voids", "singletons", "longest"}
+                           else np.bitwise_count((masks >> 39) & 0x7FFF).astype(np.int64)),
+        "high_cards": lambda: count("aces") + count("kings") + count("queens") + jokers(),
+        "hcp": lambda: 4 * (count("aces") + jokers()) + 3 * count("kings")
+        + 2 * count("queens") + count("jacks"),
+        "voids": lambda: (lengths() == 0).sum(axis=0),
+        "singletons": lambda: (lengths() == 1).sum(axis=0),
+        "longest": lambda: lengths().max(axis=0),
     }
+    return {name: features[name]() for name in HAND_FEATURES if name in wanted}
 
 
 def feature_columns(rules, masks) -> dict[str, np.ndarray]:

@@ -49,13 +49,18 @@ def logical_type(data_type: pa.DataType) -> str:
     return str(data_type)
 
 
-def schema_problem(table: pa.Table, types: dict | None = None) -> str | None:
+def schema_problem(table: pa.Table, types: dict | None = None,
+                   schema: pa.Schema | None = None) -> str | None:
     """How ``table``'s columns differ from the run schema ``types`` (default
     ``core.schema.TIDY_TYPES``; ``core.par.tidy_types(True)`` for a run with par): names,
     order, types, missing values (allowed only in ``core.par.NULLABLE_COLUMNS``); None when
-    they do not."""
+    they do not. ``schema``: the whole schema of a file of which ``table`` holds only some
+    columns (names, order and types are the schema's; a column not in ``table`` must be one
+    the schema declares non-nullable, :func:`columns_to_check`, so it holds no missing
+    value)."""
     types = TIDY_TYPES if types is None else types
-    names = list(table.column_names)
+    schema = table.schema if schema is None else schema
+    names = list(schema.names)
     if names != list(types):
         missing = [name for name in types if name not in names]
         extra = [name for name in names if name not in types]
@@ -64,13 +69,32 @@ def schema_problem(table: pa.Table, types: dict | None = None) -> str | None:
         if extra:
             return f"column {extra[0]!r} is not in the run schema"
         return "its columns are not in the run schema's order"
-    for name, column in zip(names, table.columns):
-        kind = logical_type(column.type)
+    held = set(table.column_names)
+    for field in schema:
+        name = field.name
+        kind = logical_type(field.type)
         if kind != types[name]:
             return f"column {name} is {kind}, the run schema has {types[name]}"
-        if column.null_count and not {name, name.rsplit("_", 1)[0]} & set(NULLABLE_COLUMNS):
-            return f"column {name} has {column.null_count:,} missing values"
+        if name not in held:
+            continue
+        nulls = table.column(name).null_count
+        if nulls and not _nullable(name):
+            return f"column {name} has {nulls:,} missing values"
     return None
+
+
+def _nullable(name: str) -> bool:
+    """Whether the stored column ``name`` may hold missing values."""
+    return bool({name, name.rsplit("_", 1)[0]} & set(NULLABLE_COLUMNS))
+
+
+def columns_to_check(schema: pa.Schema, columns) -> list[str]:
+    """The columns of a file of ``schema`` to read for a reader that needs ``columns``: those
+    (the ones the schema has), and every column the schema declares nullable that may not hold
+    missing values (read to count them: :func:`schema_problem`), in the schema's order."""
+    wanted = set(columns)
+    return [field.name for field in schema
+            if field.name in wanted or (field.nullable and not _nullable(field.name))]
 
 
 def file_checksum(data) -> str:
@@ -114,11 +138,12 @@ class ChunkCheck:
 
 
 def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk: int,
-                keep: bool = False) -> ChunkCheck:
+                keep: bool = False, columns=None) -> ChunkCheck:
     """Verify chunk ``chunk``'s file: its bytes against meta.json's listing, its own provenance
     (run hash, index, units, rows) and the run schema; a file whose checksum is not the listed
     one is read whole (page checksums) to say what it is: unreadable, or not this run's chunk.
-    With ``keep``, a finished chunk's table comes back too."""
+    With ``keep``, a finished chunk's table comes back too: only ``columns`` of it when given
+    (the others are not decoded; the checks are the same: :func:`columns_to_check`)."""
     path = find_chunk(out, chunk)
     if path is None:
         return ChunkCheck("missing")
@@ -135,12 +160,13 @@ def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk
         try:
             metadata = parquet.metadata
             kv = metadata.metadata or {}
+            schema = parquet.schema_arrow
+            read = None if columns is None else columns_to_check(schema, columns)
             # A file that is not the listed one is read on this thread alone: it is read only
             # to say what it is, and a command that then ends at once (``spades-sim hand`` on a
             # foreign chunk) must not exit while Arrow's pool threads are still decoding it.
-            table = (parquet.read() if listed and keep
+            table = (parquet.read(columns=read) if listed and keep
                      else parquet.read(use_threads=False) if not listed else None)
-            schema = parquet.schema_arrow
         finally:
             parquet.close()
     except Exception as error:  # truncated, damaged, not Parquet: play it again
@@ -150,7 +176,9 @@ def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk
         rows = metadata.num_rows
     else:
         rows = table.num_rows
-    why, units = _provenance_problem(spec, run_hash, listing, chunk, table, rows, kv, checksum)
+    whole = schema if listed and keep and columns is not None else None  # (some columns read)
+    why, units = _provenance_problem(spec, run_hash, listing, chunk, table, rows, kv, checksum,
+                                     whole)
     if why:
         return ChunkCheck("foreign", why)
     needed = spec.chunk_range(chunk)[1]
@@ -162,9 +190,10 @@ def check_chunk(out: Path, spec: RunSpec, run_hash: str, listing: Listing, chunk
 
 
 def _provenance_problem(spec, run_hash, listing, chunk, table, n_rows, kv,
-                        checksum) -> tuple[str | None, int]:
+                        checksum, schema) -> tuple[str | None, int]:
     """What makes the file not this run's chunk (None when nothing), and the units it holds.
-    ``table``: the file's table, or an empty one of its schema; ``n_rows``: its rows."""
+    ``table``: the file's table, or an empty one of its schema; ``n_rows``: its rows;
+    ``schema``: the file's schema where ``table`` holds only some of its columns, else None."""
     def value(key):
         found = kv.get(key)
         return None if found is None else found.decode("utf-8", "replace")
@@ -180,7 +209,7 @@ def _provenance_problem(spec, run_hash, listing, chunk, table, n_rows, kv,
         return (f"it says it holds {units} {spec.unit_name}, not 1 to the chunk size "
                 f"{spec.chunk_size:,}"), 0
     units = int(units)
-    problem = schema_problem(table, spec.stored_types)
+    problem = schema_problem(table, spec.stored_types, schema)
     if problem:
         return f"it does not have the run schema: {problem}", 0
     if rows != str(n_rows):
