@@ -116,6 +116,23 @@ def test_observations_show_what_a_seat_may_know():
                 assert not hand.hands[other] & (0x1FFF << 13 * suit)
 
 
+def test_a_blind_choice_is_made_without_seeing_the_cards():
+    # The rules: a blind bid is made before the bidder sees its cards. Classic offers blind
+    # nil at 0-0: the first bidder's observation holds no cards, and its samples deal its own
+    # cards anew; once it looks, it sees them.
+    hand = Hand.deal(preset("classic"), seed=3)
+    assert hand.phase == BLIND
+    seat = hand.to_act
+    observation = hand.observation()
+    assert observation.hand == 0 and observation.cards == []
+    assert hand.observation((seat + 1) % 4).hand == hand.hands[(seat + 1) % 4]
+    samples = [observation.sample().hands[seat] for _ in range(10)]
+    assert all(cards.bit_count() == 13 for cards in samples)
+    assert any(cards != hand.hands[seat] for cards in samples)
+    hand.apply(LOOK)
+    assert hand.observation().hand == hand.hands[seat]
+
+
 @pytest.mark.parametrize("name", ["classic", "two-player", "tournament"])
 def test_samples_agree_with_what_the_seat_has_seen(name):
     rules = preset(name)

@@ -22,7 +22,7 @@ MAX_EXCHANGE = 4  # the most cards an exchange passes (rules bound of *_exchange
 
 # (name, size, low, high), in vector order.
 BLOCKS: tuple[tuple[str, int, float, float], ...] = (
-    ("hand", N_CARDS, 0, 1),                    # own cards now
+    ("hand", N_CARDS, 0, 1),                    # own cards now (none in its blind choice)
     ("played_by", SEATS * N_CARDS, 0, 1),       # cards each relative seat has played
     ("trick", SEATS * N_CARDS, 0, 1),           # the current trick's card of each seat
     ("leader", SEATS, 0, 1),                    # who led the current trick (play phase)

@@ -20,6 +20,7 @@ from .search import suit_index_nb
 from .table import mixed_run_nb
 from .table_slots import (
     DONE,
+    PHASE_BLIND,
     PHASE_KEEP,
     PHASE_PASS,
     R_BAGS_BEFORE,
@@ -152,6 +153,8 @@ def encode_nb(rules, state, records, seat, over, obs):
     to_act = -1 if over else state[S_SEAT]
     row = state[S_ROW] - 1 if over else state[S_ROW]
     hand = state[S_HANDS + seat]
+    if phase == PHASE_BLIND and to_act == seat and rules.deal != DEAL_DRAW:
+        hand = 0  # (a blind choice is made before the seat sees its cards: Observation.hand)
     _cards_nb(obs, _HAND, hand)
     for other in range(players):
         relative = (other - seat) % players

@@ -51,7 +51,7 @@ slot 3 the last; unused slots 0), sides too (slot 0 its own). Blocks, in order
 ==============  ======  ====  ================================================================
 block           offset  size  meaning
 ==============  ======  ====  ================================================================
-hand            0       54    own cards now
+hand            0       54    own cards now (none in the seat's own blind choice)
 played_by       54      216   4 x 54: cards each relative seat has played this hand
 trick           270     216   4 x 54: each relative seat's card in the current trick
 leader          486     4     the seat that led the current trick (play phase)

@@ -106,11 +106,20 @@ class Observation:
     # -- the seat's own cards and options -------------------------------------------------
     @property
     def hand(self) -> int:
+        """The seat's cards (a bitboard); none while it makes a blind choice: a blind bid is made
+        before the bidder sees its cards (after a draw deal it has seen them while drawing)."""
+        if self._blind_choice():
+            return 0
         return self._hand.hands[self.seat]
 
     @property
     def cards(self) -> list[int]:
-        return cards_of(self._hand.hands[self.seat])
+        return cards_of(self.hand)
+
+    def _blind_choice(self) -> bool:
+        hand = self._hand
+        return (hand.phase == BLIND and hand.to_act == self.seat
+                and hand.rules.deal != "draw")
 
     @property
     def legal_mask(self) -> int:
@@ -243,10 +252,12 @@ class Observation:
     # -- for search players and numba plug-ins --------------------------------------------
     def sample(self, rng=None) -> Hand:
         """A copy of the hand with the cards this seat cannot see dealt anew, consistently with
-        what it has seen (``Hand.sample_hidden``); ``rng`` defaults to :attr:`rng`."""
+        what it has seen (``Hand.sample_hidden``; in a blind choice its own cards too);
+        ``rng`` defaults to :attr:`rng`."""
         from .sampling import sample_hidden  # (sampling.py imports this module's Generator)
 
-        return sample_hidden(self._hand, self.seat, rng or self.rng)
+        return sample_hidden(self._hand, self.seat, rng or self.rng,
+                             sees_own=not self._blind_choice())
 
     def view(self, out: np.ndarray | None = None) -> np.ndarray:
         """The state as the ``int64`` array numba plug-ins read (``core/view.py``)."""

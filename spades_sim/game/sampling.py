@@ -21,10 +21,13 @@ from .state import Hand
 MAX_TRIES = 100
 
 
-def sample_hidden(hand: Hand, seat: int, rng) -> Hand:
+def sample_hidden(hand: Hand, seat: int, rng, sees_own: bool = True) -> Hand:
     """A copy of ``hand`` in which the other seats hold a random deal of the cards ``seat``
     cannot see, consistent with what it has seen (the module docstring); ``rng`` is a
     :class:`~.observation.Generator` (or any object with ``bounded(n)``).
+
+    ``sees_own=False``: ``seat`` has not seen its own cards either (a blind choice), and they
+    are dealt anew with the others'.
 
     Only the holdings change: ``dealt`` and the other records stay as they were. When no
     random deal within ``MAX_TRIES`` tries respects every void shown, the last try's cards are
@@ -39,13 +42,14 @@ def sample_hidden(hand: Hand, seat: int, rng) -> Hand:
             known[taker] |= 1 << card
     for other in range(players):
         known[other] &= hand.hands[other]  # (played, or passed back: no longer held)
-    known[seat] = hand.hands[seat]
+    known[seat] = hand.hands[seat] if sees_own else 0
     out_of_play = hand.rejected[seat]
     pool = rules.deck_mask & ~hand.played_mask & ~out_of_play
     for other in range(players):
         pool &= ~known[other]
     cards = cards_of(pool)
-    need = [0 if other == seat else hand.hands[other].bit_count() - known[other].bit_count()
+    need = [0 if other == seat and sees_own
+            else hand.hands[other].bit_count() - known[other].bit_count()
             for other in range(players)]
     spare = len(cards) - sum(need)  # cards out of play that seat cannot tell apart
     sampled = None
@@ -58,7 +62,7 @@ def sample_hidden(hand: Hand, seat: int, rng) -> Hand:
         deal = list(known)
         for card in cards:
             suit = 3 if card >= 52 else card // 13
-            weights = [0 if other == seat or hand.voids >> (4 * other + suit) & 1
+            weights = [0 if (other == seat and sees_own) or hand.voids >> (4 * other + suit) & 1
                        else lacking[other] for other in range(players)]
             total = sum(weights) + room
             if total == 0:
