@@ -330,8 +330,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
             return
         table = self._table
         number = _integer_action(action, agent)
-        choice = number - table.offset
-        if not (0 <= choice < 64 and table.legal >> choice & 1):
+        if not self.legal(number):
             legal = ", ".join(f"{option} ({describe(option)})"
                               for option in np.flatnonzero(table.mask).tolist())
             raise IllegalActionError(f"action {number} is not legal for {agent} in the "
@@ -339,7 +338,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped enviro
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         hands_before = table.hands_done
-        table.act(choice, number)
+        table.act(number - table.offset, number)
         if table.hands_done > hands_before:
             self._end_hand(table.hands_done - 1)
         if table.over:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.encoding import OBSERVATION_SIZE
-from ..core.schema import MAX_EXCHANGE
 from ..core.seeding import stream_keys
 from ..core.strategies import make_strategy
 from ..core.view import VIEW_SIZE
@@ -114,37 +113,30 @@ class EngineTable:
 
     def result(self, index: int) -> dict:
         """Hand ``index`` of the episode (finished) as ``Hand.result()`` gives it."""
-        slots, rules = self._slots, self.rules
-        row = self.records[index]
-        players, sides = rules.players, rules.n_sides
+        from ..engine.mixed import hand_arrays
 
-        def seats(column):
-            return [int(x) for x in row[column:column + players]]
+        hand = hand_arrays(self.records[index:index + 1], True)
+        players, sides = self.rules.players, self.rules.n_sides
 
-        plays = []
-        for k in range(players * rules.hand_size):
-            plays.append((int(row[slots.R_PLAY_SEATS + k]), int(row[slots.R_PLAYS + k])))
-        exchange = []
-        for entry in range(MAX_EXCHANGE):
-            base = slots.R_EXCHANGE + 3 * entry
-            if row[base + 2] < 0:
-                break
-            exchange.append((int(row[base]), int(row[base + 1]), int(row[base + 2])))
+        def listed(array, width, kind=int):
+            return [kind(x) for x in array[0, :width].tolist()]
+
+        n_plays = players * self.rules.hand_size
         return {
-            "dealer": int(row[slots.R_DEALER]),
-            "first_leader": int(row[slots.R_FIRST_LEADER]),
-            "hands": seats(slots.R_HANDS),
-            "blind": [bool(x) for x in seats(slots.R_BLIND)],
-            "bids": seats(slots.R_BIDS),
-            "bumped": [bool(x) for x in seats(slots.R_BUMPED)],
-            "exchange": exchange,
-            "plays": plays,
-            "tricks": seats(slots.R_TRICKS),
-            "score_before": [int(x) for x in row[slots.R_SCORE_BEFORE:
-                                                 slots.R_SCORE_BEFORE + sides]],
-            "bags_before": [int(x) for x in row[slots.R_BAGS_BEFORE:slots.R_BAGS_BEFORE + sides]],
-            "score_delta": [int(x) for x in row[slots.R_SCORE_DELTA:slots.R_SCORE_DELTA + sides]],
-            "bags_after": [int(x) for x in row[slots.R_BAGS_AFTER:slots.R_BAGS_AFTER + sides]],
+            "dealer": int(hand.dealer[0]),
+            "first_leader": int(hand.first_leader[0]),
+            "hands": listed(hand.hands, players),
+            "blind": listed(hand.blind, players, bool),
+            "bids": listed(hand.bids, players),
+            "bumped": listed(hand.bumped, players, bool),
+            "exchange": [tuple(entry) for entry in hand.exchange[0].tolist() if entry[2] >= 0],
+            "plays": list(zip(hand.play_seats[0, :n_plays].tolist(),
+                              hand.plays[0, :n_plays].tolist())),
+            "tricks": listed(hand.tricks, players),
+            "score_before": listed(hand.score_before, sides),
+            "bags_before": listed(hand.bags_before, sides),
+            "score_delta": listed(hand.score_delta, sides),
+            "bags_after": listed(hand.bags_after, sides),
         }
 
     def hand_id(self, index: int) -> int:
