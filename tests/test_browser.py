@@ -176,10 +176,7 @@ def test_report_renders_in_a_browser(page, server, browser):
 
 #: Shipped reports whose results could not be played again since the report layout changed,
 #: with why: their pages predate the marked answer columns.
-BUILT_BEFORE_THE_LAYOUT = {
-    "par": "reports/par predates the answer-first layout: its 100,000-hand run takes hours "
-           "(make par); rebuilt when the solver issue makes it short",
-}
+BUILT_BEFORE_THE_LAYOUT: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("page", REPORTS, ids=lambda p: p.parent.name)

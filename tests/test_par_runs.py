@@ -215,6 +215,22 @@ def test_report_has_a_section_against_par(stub_solver, tmp_path, monkeypatch):
         assert (folder / name).exists(), name
     bids = pd.read_csv(folder / "par-bids.csv")
     assert bids["config"].tolist() == ["heuristic", "nil-happy"]
+    # The summary leads with what par adds: the shares of hands by how the contracts stand
+    # against par, one hand per unit (estimates, not tests), checked against a direct count.
+    assert html.index('id="summary"') < html.index("hands in which every side bid under")
+    summary = pd.read_csv(folder / "summary.csv")
+    assert summary["finding"].iloc[0] == "heuristic: hands in which every side bid under its par"
+    assert (summary["group"] == "estimate").all()
+    frame = load_run(results / "hands")
+    frame = frame[frame["config"] == "heuristic"]
+    per_side = frame.groupby(["hand_id", "side"]).agg(
+        contract=("side_contract", "first"), par=("par_tricks", "first"),
+        nil=("nil", "any"))
+    hands = per_side.groupby("hand_id").agg(nil=("nil", "any"), under=(
+        "contract", lambda c: bool((c < per_side.loc[c.index, "par"]).all())))
+    hands = hands[~hands["nil"]]
+    assert summary["effect"].iloc[0] == pytest.approx(100 * hands["under"].mean())
+    assert summary["n"].iloc[0] == len(hands)
 
 
 def test_report_sections_without_par_are_unchanged():

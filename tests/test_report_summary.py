@@ -8,6 +8,7 @@ from spades_sim.report.headline import Finding, adjust_findings
 from spades_sim.report.summary import (
     configuration_changes,
     is_tuning,
+    summary_estimates,
     summary_findings,
     summary_rows,
     summary_sentence,
@@ -128,3 +129,24 @@ def test_what_each_configuration_changes_in_words():
     assert rows["simple-tuned"] == ["the rules of simple",
                                     "strategies tuned-simple (baseline heuristic)"]
     assert any(change.startswith("blind_nil false (baseline true): blind nil") for change in simple)
+
+
+def test_estimates_are_not_tests_but_follow_the_findings_in_the_summary():
+    """A share with its interval (``Context.estimate``) stays out of the family and the
+    headline's ranking; the summary lists estimates after the tested findings, in order, without
+    a sign."""
+    tested = Finding(Markup("t"), "a vs b: score (hands)", 5.0, 4.0, 6.0, unit=" points")
+    first = Finding(Markup("e"), "c: hands under par", 0.405, 0.401, 0.409,
+                    unit="% of the hands", scale=100, n=62105, n_unit="hands",
+                    mode="self-play, independent hands", estimate=True)
+    second = Finding(Markup("f"), "c: nils made", 0.89, 0.88, 0.90, unit="%", scale=100,
+                     estimate=True)
+    assert adjust_findings([tested, first, second]) == 1
+    assert not first.tested and first.family == 0
+    assert summary_findings([first, tested, second], parse_experiment(EXPERIMENT)) == [tested]
+    assert summary_estimates([first, tested, second]) == [first, second]
+    assert summary_estimates([first, tested, second], rows=1) == [first]
+    assert str(summary_sentence(first)) == (
+        "c: hands under par 40.5% of the hands (95% CI 40.1 to 40.9); self-play, independent "
+        "hands, 62,105 hands.")
+    assert summary_rows([first])[0]["group"] == "estimate"

@@ -45,7 +45,9 @@ class Finding:
     :func:`adjust_findings`: ``p_adjusted``, ``survives``, ``family`` (how many tests).
     ``n``, ``n_unit``: the sample the finding rests on (``400000``, ``"deals"``); ``mode``:
     where it comes from (``"self-play, independent hands"``), for the summary
-    (``report.summary``).
+    (``report.summary``). ``estimate``: a measurement with its interval that tests nothing (a
+    share, a rate): never in the multiple-comparison family or the headline, but a report
+    whose answer is what it measured (one configuration) leads its summary with them.
     """
 
     text: Markup
@@ -63,10 +65,12 @@ class Finding:
     n: int | None = None
     n_unit: str = ""
     mode: str = ""
+    estimate: bool = False
 
     @property
     def tested(self) -> bool:
-        return self.effect == self.effect and self.low == self.low and self.high == self.high
+        return (not self.estimate and self.effect == self.effect and self.low == self.low
+                and self.high == self.high)
 
     @property
     def stderr(self) -> float:

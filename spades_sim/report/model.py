@@ -291,6 +291,18 @@ class Context:
         section.findings.append(finding)
         return finding
 
+    def estimate(self, section: Section, text, label: str, effect, low, high, unit: str = "",
+                 scale: float = 1.0, digits: int = 1, n=None, n_unit: str = "",
+                 mode: str = "") -> Finding:
+        """Add a measurement (``effect``, 95% interval ``low`` to ``high``) that tests
+        nothing: it stays out of the multiple-comparison family and the headline, and the
+        summary shows it after the tested findings (``report.summary``)."""
+        finding = Finding(text, label, float(effect), float(low), float(high), None, unit,
+                          scale, digits, n=None if n is None or n != n else int(n),
+                          n_unit=n_unit, mode=mode, estimate=True)
+        section.findings.append(finding)
+        return finding
+
     def table(self, section: Section, slug: str, title: str, frame: pd.DataFrame,
               note: str = "") -> Table:
         """Write ``frame`` as ``<section>-<slug>.csv`` and add its formatted table."""

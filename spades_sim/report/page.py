@@ -56,6 +56,7 @@ from .summary import (
     GROUPS,
     SUMMARY_ROWS,
     configuration_changes,
+    summary_estimates,
     summary_findings,
     summary_rows,
     summary_sentence,
@@ -217,12 +218,14 @@ def _build(saved: Results, experiment: Experiment, results: Path, final: Path, s
                   "method": ADJUSTMENTS[ADJUSTMENT], "csv": HEADLINE_CSV if top else None,
                   "left": max(0, family - len(top)), "alpha": ALPHA}
         chosen = summary_findings(findings, experiment)
-        if chosen:
-            pd.DataFrame(summary_rows(chosen)).to_csv(tmp / SUMMARY_CSV, index=False,
-                                                      float_format="%.6g")
-        summary = {"findings": [summary_sentence(f) for f in chosen], "most": SUMMARY_ROWS,
+        measured = summary_estimates(findings, SUMMARY_ROWS - len(chosen))
+        if chosen or measured:
+            pd.DataFrame(summary_rows(chosen + measured)).to_csv(
+                tmp / SUMMARY_CSV, index=False, float_format="%.6g")
+        summary = {"findings": [summary_sentence(f) for f in chosen],
+                   "estimates": [summary_sentence(f) for f in measured], "most": SUMMARY_ROWS,
                    "groups": GROUPS, "family": family, "method": ADJUSTMENTS[ADJUSTMENT],
-                   "csv": SUMMARY_CSV if chosen else None,
+                   "csv": SUMMARY_CSV if chosen or measured else None,
                    "changes": configuration_changes(experiment),
                    # (a tournament alone has no configuration, so no baseline)
                    "baseline": experiment.baseline or (experiment.configs[0].name

@@ -58,6 +58,7 @@ from ..analysis.winprob import (
 from ..evaluate import rating_difference
 from ..experiment.counterfactual import is_number_line
 from ..run import read_meta
+from . import formatting
 from .examples import add_example_hands, example_picks
 from .formatting import ci_text, code, decimals, identical_deals_phrase, signed
 from .frames import give_back_memory
@@ -454,7 +455,7 @@ def _par(ctx: Context, section: Section) -> None:
                plots.plot_nil_success, nils, size=(7.5, max(3.5, 0.35 * len(nils) + 1.5)))
     rules = ctx.rules
     for row in ctx.ordered(bids).to_dict(orient="records"):
-        if row["n"] < 30:
+        if row["n"] < formatting.FEW_CASES:
             continue
         where = Markup("Under {} with {}").format(code(row["config"]), code(row["strategy"]))
         config_rules = rules.get(str(row["config"]))
@@ -465,7 +466,8 @@ def _par(ctx: Context, section: Section) -> None:
             # sides by construction, so the finding is the contracts' total against the tricks.
             total, tricks_total = sides * row["mean_bid"], sides * row["mean_par"]
             low, high = sides * row["bid_minus_par_low"], sides * row["bid_minus_par_high"]
-            ctx.claim(section, Markup(
+            # (an estimate, not a test: nobody expects the contracts to take every trick)
+            ctx.estimate(section, Markup(
                 "{}, the contracts of a hand total {:.2f} of its {:.0f} tricks on average "
                 "({:+.2f} tricks, 95% CI {:+.2f} to {:+.2f}, clustered by hand) over {:,} hands "
                 "without a nil; {} of the side contracts are under their par and {} over "
@@ -474,9 +476,9 @@ def _par(ctx: Context, section: Section) -> None:
                 ci_text(row["under_rate"], row["under_rate_low"], row["under_rate_high"],
                         "rate"),
                 ci_text(row["over_rate"], row["over_rate_low"], row["over_rate_high"], "rate")),
-                label=f"{row['config']} / {row['strategy']}: contracts of a hand minus its "
-                      f"tricks", effect=total - tricks_total, low=low, high=high,
-                unit=" tricks per hand", digits=2, n=row["n"], n_unit="hands",
+                label=f"{row['config']} / {row['strategy']}: tricks of a hand left out of "
+                      f"both contracts", effect=tricks_total - total, low=-high, high=-low,
+                unit=" tricks per hand", digits=2, n=row["n"], n_unit="hands without a nil",
                 mode="self-play, independent hands")
             continue
         claim = {"label": f"{row['config']} / {row['strategy']}: contract minus par",
@@ -500,14 +502,18 @@ def _par(ctx: Context, section: Section) -> None:
             ci_text(row["under_rate"], row["under_rate_low"], row["under_rate_high"], "rate")),
             **claim)
     for row in ctx.ordered(nils).to_dict(orient="records"):
-        if row["n"] < 30 or row["blind"]:
+        if row["n"] < formatting.FEW_CASES or row["blind"]:
             continue
         kind = "double-dummy safe" if row["dd_safe"] else "not double-dummy safe"
-        section.findings.append(Markup(
+        ctx.estimate(section, Markup(
             "Under {} with {}, {} of the nil bids were {}; {} of them were made.").format(
             code(row["config"]), code(row["strategy"]),
             ci_text(row["share"], row["share_low"], row["share_high"], "rate"), kind,
-            ci_text(row["rate"], row["rate_low"], row["rate_high"], "rate")))
+            ci_text(row["rate"], row["rate_low"], row["rate_high"], "rate")),
+            label=f"{row['config']} / {row['strategy']}: nils made when {kind}",
+            effect=row["rate"], low=row["rate_low"], high=row["rate_high"],
+            unit="% of them", scale=100, n=row["n"], n_unit=f"{kind} nil bids",
+            mode="self-play, independent hands")
 
 
 def _par_hand_type_findings(ctx: Context, section: Section, types: pd.DataFrame) -> None:
@@ -515,18 +521,28 @@ def _par_hand_type_findings(ctx: Context, section: Section, types: pd.DataFrame)
     their par, and in which some side bid over it (one hand per unit)."""
     for config, part in types.groupby("config", observed=True, sort=False):
         hands = int(part["hands"].iloc[0])
-        if hands < 30:
+        if hands < formatting.FEW_CASES:
             continue
         states = part["hand_type"].astype(str).str.split(" / ")
         all_under = int(part.loc[states.map(lambda s: set(s) == {"under"}), "n"].sum())
         some_over = int(part.loc[states.map(lambda s: "over" in s), "n"].sum())
         (under_low, over_low), (under_high, over_high) = rate_interval(
             [all_under, some_over], [hands, hands])
-        section.findings.append(Markup(
-            "Under {}, every side bid under its par in {} of {:,} hands without a nil, and some "
-            "side bid over its par in {} (one hand per unit).").format(
-            code(config), ci_text(all_under / hands, under_low, under_high, "rate"), hands,
-            ci_text(some_over / hands, over_low, over_high, "rate")))
+        ctx.estimate(section, Markup(
+            "Under {}, every side bid under its par in {} of {:,} hands without a nil (one hand "
+            "per unit).").format(code(config), ci_text(all_under / hands, under_low, under_high,
+                                                        "rate"), hands),
+            label=f"{config}: hands in which every side bid under its par",
+            effect=all_under / hands, low=under_low, high=under_high, unit="% of the hands",
+            scale=100, n=hands, n_unit="hands without a nil",
+            mode="self-play, independent hands")
+        ctx.estimate(section, Markup(
+            "Under {}, some side bid over its par in {} of those hands.").format(
+            code(config), ci_text(some_over / hands, over_low, over_high, "rate")),
+            label=f"{config}: hands in which some side bid over its par",
+            effect=some_over / hands, low=over_low, high=over_high, unit="% of the hands",
+            scale=100, n=hands, n_unit="hands without a nil",
+            mode="self-play, independent hands")
 
 
 def _nil_analyses(ctx: Context) -> dict:

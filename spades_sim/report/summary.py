@@ -10,6 +10,11 @@ adjustment (``report.headline``). Left out: comparisons of a configuration with 
 played by a tuned strategy (they measure the tuning, not the rules: the effect of adapting is
 the head-to-head matches'), and findings that repeat another's numbers exactly (two
 configurations that play identical hands).
+
+A report can also measure what has no baseline to test against (a share of hands, a success
+rate: ``Context.estimate``). Those estimates follow the tested findings, in the order the
+sections give them, up to the same number of rows; in a report of one configuration (the par
+report) they are the answer.
 """
 
 from __future__ import annotations
@@ -95,6 +100,12 @@ def summary_findings(findings, experiment: Experiment, rows: int = SUMMARY_ROWS)
     return kept[:rows]
 
 
+def summary_estimates(findings, rows: int = SUMMARY_ROWS) -> list:
+    """The estimates the summary shows (``Finding.estimate``), in the sections' order, at most
+    ``rows``."""
+    return [f for f in findings if isinstance(f, Finding) and f.estimate][:max(rows, 0)]
+
+
 def _subject(label: str) -> str:
     """The label without its closing mode in parentheses (the sentence says the mode)."""
     return re.sub(r"\s*\((self-play, )?(hands|games|round robin)(, (hands|games))?\)$", "", label)
@@ -115,7 +126,9 @@ def summary_sentence(finding: Finding) -> Markup:
     where = [finding.mode] if finding.mode else []
     if finding.n is not None:
         where.append(f"{finding.n:,} {finding.n_unit}".strip())
-    return Markup("{} {:+.{d}f}{} (95% CI {:+.{d}f} to {:+.{d}f}){}.").format(
+    # (a difference carries its sign; an estimate, a share or a rate, does not need one)
+    number = "{:.{d}f}" if finding.estimate else "{:+.{d}f}"
+    return Markup("{} " + number + "{} (95% CI " + number + " to " + number + "){}.").format(
         _subject(finding.label), finding.effect * scale, finding.unit, finding.low * scale,
         finding.high * scale, "; " + ", ".join(where) if where else "", d=digits)
 
@@ -124,7 +137,8 @@ def summary_rows(findings) -> list[dict]:
     """The summary's rows for its CSV (full precision)."""
     return [{"rank": rank, "finding": f.label, "effect": f.effect * f.scale,
              "low": f.low * f.scale, "high": f.high * f.scale, "unit": f.unit.strip(),
-             "mode": f.mode, "n": f.n, "n_unit": f.n_unit, "group": GROUPS[size_group(f)]}
+             "mode": f.mode, "n": f.n, "n_unit": f.n_unit,
+             "group": "estimate" if f.estimate else GROUPS[size_group(f)]}
             for rank, f in enumerate(findings, 1)]
 
 
